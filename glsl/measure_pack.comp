@@ -4,8 +4,11 @@
 // element across; at most kPackTierBox elements under 256 a side; the
 // rest): the sums of a tier's regions are bounded by its boxes, so their
 // high limbs are zero and left behind (engine/src/measure_terms.cpp's
-// packMap). A region's record in `totals` is RECORD_WORDS words, in its
-// tier's fewer.
+// packMap), and of the small tiers' and the box tier's words only the
+// bits their bounds can set come down, one field after another
+// (fieldWidths: a noisy image's small regions' moments take about half
+// of their words' bits). A region's record in `totals` is RECORD_WORDS
+// words, in its tier's fewer.
 //
 // PACK_LANES invocations copy a region's record, the regions in the
 // order of the batch, so `totals` is read in one sweep: a tier's regions
@@ -23,9 +26,11 @@ layout(local_size_x = MEASURE_GROUP) in;
 // (kNoPackTarget: its tier's record has no word).
 layout(std430, binding = MEASURE_PACK_TARGETS_BUFFER) readonly buffer PackTargets { uint packTarget[]; };
 // The tiers (packTiers of them) as three words each: the first word of
-// the tier's records in packedRecords, the words of its record, where
-// its map starts; then the maps: word k of a tier's record is word
-// packWord[map + k] of the region's.
+// the tier's records in packedRecords, the words of its packed record,
+// where its map starts; then the maps, each its count of fields F, a pair
+// of words a field (the word of the region's record it is the low bits
+// of; its first bit in the packed record, and its bits times 2^24), and
+// a word per packed word: the first field that reaches it.
 layout(std430, binding = MEASURE_PACK_WORDS_BUFFER) readonly buffer PackWords { uint packWord[]; };
 layout(std430, binding = MEASURE_PACKED_BUFFER) writeonly buffer Packed { uint packedRecords[]; };
 uniform uint packRegions;  // the batch's
@@ -54,7 +59,21 @@ void main() {
         return;
     }
 #endif
+    // The tier's fields, each the low `width` bits of a word of the
+    // region's record, one after another; a lane's packed word takes those
+    // that reach it, from the first (listed per packed word).
     const uint words = packWord[tier * 3u + 1u], map = packWord[tier * 3u + 2u];
-    for (uint k = lane; k < words; k += uint(PACK_LANES))
-        packedRecords[target + k] = totals[region * uint(RECORD_WORDS) + packWord[map + k]];
+    const uint fields = packWord[map], source = region * uint(RECORD_WORDS);
+    for (uint k = lane; k < words; k += uint(PACK_LANES)) {
+        const uint low = 32u * k;
+        uint word = 0u;
+        for (uint f = packWord[map + 1u + 2u * fields + k]; f < fields; ++f) {
+            const uint placed = packWord[map + 2u + 2u * f], at = placed & 0xffffffu, width = placed >> 24u;
+            if (at >= low + 32u) break;
+            const uint value = totals[source + packWord[map + 1u + 2u * f]] &
+                               (width == 32u ? 0xffffffffu : (1u << width) - 1u);
+            word |= at >= low ? value << (at - low) : value >> (low - at);
+        }
+        packedRecords[target + k] = word;
+    }
 }

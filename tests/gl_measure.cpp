@@ -369,6 +369,67 @@ TEST_CASE("measure: the GPU's volume terms are the cpu accumulator's", "[gl][com
     requireGpuTermsMatchCpu(hollow, Connectivity::TwentySix, Criterion::binary(), kProperties3d, "hollow box");
 }
 
+TEST_CASE("measure: records packed to the bits of their tiers' bounds, regions at those bounds",
+          "[gl][compute][measure]") {
+    // Full boxes of every w x h up to kSmallBox elements (the small tiers'
+    // largest sums), grids of holes (negative Euler numbers) in a small box
+    // and in one of the box tier's, a full box of that tier's largest sides,
+    // and lines 255 long, under intensities of each format's largest sample.
+    Image image(820, 360);
+    int x = 0, y = 0, shelf = 0;
+    auto place = [&](int w, int h, int d, int across, auto set) {
+        if (x + w > across) x = 0, y += shelf + 1, shelf = 0;
+        for (int dz = 0; dz < d; ++dz)
+            for (int dy = 0; dy < h; ++dy)
+                for (int dx = 0; dx < w; ++dx) set(x + dx, y + dy, dz);
+        x += w + 1;
+        shelf = std::max(shelf, h);
+    };
+    auto pixel = [&](int px, int py, int) { setPixel(image, px, py); };
+    for (int w = 1; w <= measure::kSmallBox; ++w)
+        for (int h = 1; w * h <= measure::kSmallBox; ++h) place(w, h, 1, 540, pixel);
+    REQUIRE(y + shelf < 250);
+    auto grid = [&](int x0, int y0, int w, int h) {
+        for (int dy = 0; dy < h; ++dy)
+            for (int dx = 0; dx < w; ++dx)
+                if (dx % 2 == 0 || dy % 2 == 0) setPixel(image, x0 + dx, y0 + dy);
+    };
+    grid(0, 255, 99, 99);
+    grid(110, 255, 7, 9);
+    for (int dy = 0; dy < 255; ++dy)
+        for (int dx = 0; dx < 255; ++dx) setPixel(image, 550 + dx, dy);
+    for (int t = 0; t < 255; ++t) {
+        setPixel(image, 130 + t, 300);
+        setPixel(image, 815, t);
+    }
+    for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight})
+        requireGpuTermsMatchCpu(image, connectivity, Criterion::binary(), kProperties2d, "tiers' bounds");
+    auto largest = [](std::uint64_t, std::uint64_t most) { return most; };
+    for (auto [format, bits] : {std::pair{GLenum(GL_R8), 8}, std::pair{GLenum(GL_R16UI), 16},
+                                std::pair{GLenum(GL_R32UI), 32}})
+        requireGpuIntensityTermsMatchCpu(image, Connectivity::Eight, drawnIntensity(image.shape(), bits, 1, largest),
+                                         format, "tiers' bounds, largest samples");
+    // A volume's: full boxes up to kSmallBox voxels (sides of powers of 2,
+    // 64 along x), a box tier's cube, and one with tunnels.
+    Image volume(Shape::volume(150, 100, 40));
+    x = 0, y = 0, shelf = 0;
+    auto voxel = [&](int vx, int vy, int vz) { glccl::test::setVoxel(volume, vx, vy, vz); };
+    for (int w : {1, 2, 4, 8, 16, 32, 64})
+        for (int h : {1, 2, 4, 8, 16, 32})
+            for (int d : {1, 2, 4, 8, 16, 32})
+                if (w * h * d <= measure::kSmallBox) place(w, h, d, 100, voxel);
+    REQUIRE(y + shelf < 100);
+    for (int dz = 0; dz < 40; ++dz)
+        for (int dy = 0; dy < 40; ++dy)
+            for (int dx = 0; dx < 40; ++dx) {
+                voxel(105 + dx, 2 + dy, dz);
+                if (int(dx % 2 == 0) + int(dy % 2 == 0) + int(dz % 2 == 0) >= 2) voxel(105 + dx, 50 + dy, dz);
+            }
+    requireGpuTermsMatchCpu(volume, Connectivity::TwentySix, Criterion::binary(), kProperties3d, "tiers' bounds");
+    requireGpuIntensityTermsMatchCpu(volume, Connectivity::Six, drawnIntensity(volume.shape(), 32, 1, largest),
+                                     GL_R32UI, "tiers' bounds, largest samples");
+}
+
 TEST_CASE("measure: a request for no terms, and the requests refused", "[gl][compute][measure]") {
     offscreen().makeCurrent();
     {

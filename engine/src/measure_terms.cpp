@@ -5,7 +5,10 @@
 #include <cstdint>
 #include <functional>
 #include <future>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -112,6 +115,129 @@ std::vector<std::uint32_t> packMap(const RecordLayout& tier, const RecordLayout&
     for (std::size_t t = 0; t < tier.weightedLimbs.size(); ++t)
         part(tier.weightedAt + tier.weightedOffsets[t], wide.weightedAt + wide.weightedOffsets[t], tier.weightedLimbs[t]);
     return map;
+}
+
+// The boxes of a tier's regions: at most `elements` elements and
+// `largestSide` a side; one element across on the axes of `flat` (bit k:
+// axis k), at least `leastSide` on the others.
+struct TierBoxes {
+    std::uint64_t elements;
+    unsigned flat;
+    int leastSide, largestSide;
+};
+
+// The largest sum of lx^a ly^b lz^c (e = a, b, c) a region of `boxes` can
+// have: its whole box's, the product of the sums of each axis' powers,
+// largest over the boxes (each term grows with every side).
+unsigned __int128 largestBoxSum(const std::array<int, 3>& e, int dimensions, const TierBoxes& boxes) {
+    auto powerSum = [](int exponent, int side) {
+        unsigned __int128 sum = 0;
+        for (int x = 0; x < side; ++x) {
+            unsigned __int128 power = 1;
+            for (int k = 0; k < exponent; ++k) power *= unsigned(x);
+            sum += power;
+        }
+        return sum;
+    };
+    auto sides = [&](int axis) {
+        return boxes.flat >> axis & 1u ? std::pair{1, 1} : std::pair{boxes.leastSide, boxes.largestSide};
+    };
+    const auto [w0, w1] = sides(0);
+    const auto [h0, h1] = sides(1);
+    const auto [d0, d1] = dimensions == 3 ? sides(2) : std::pair{1, 1};
+    unsigned __int128 largest = 0;
+    for (int w = w0; w <= w1 && std::uint64_t(w) * std::uint64_t(h0) * std::uint64_t(d0) <= boxes.elements; ++w)
+        for (int h = h0; h <= h1 && std::uint64_t(w) * std::uint64_t(h) * std::uint64_t(d0) <= boxes.elements; ++h) {
+            // The deepest box of w x h: the sums grow with the depth.
+            const int d = int(std::min<std::uint64_t>(std::uint64_t(d1), boxes.elements / (std::uint64_t(w) * std::uint64_t(h))));
+            largest = std::max(largest, powerSum(e[0], w) * powerSum(e[1], h) * powerSum(e[2], d));
+        }
+    return largest;
+}
+
+int bitLength128(unsigned __int128 v) {
+    int bits = 0;
+    for (; v; v >>= 1) ++bits;
+    return bits;
+}
+
+// The bits each word of a tier's record `tier` can hold, for its regions'
+// `boxes`: measure_pack keeps those alone, one word's after another's
+// (packedWords of them a region). A sum of limbs below 2^b: b - 32 k of
+// its limb k (none past the sum's bits); a count of elements or windows,
+// the bits of their most; the Euler sum, two's complement below 2^64, as
+// a signed sum of its bound's bits in its low limb (its high limb none),
+// which the host widens back; extrema and their positions whole. The
+// moments' bounds, the sums over whole boxes, are the slow part in
+// volumes (every w x h of the box tier), so each is worked out once.
+std::vector<std::uint8_t> fieldWidths(const RecordLayout& tier, const TermRequest& q, const TierBoxes& boxes) {
+    std::vector<std::uint8_t> widths(std::size_t(tier.words), 32);
+    auto sum = [&](int at, int limbs, int bits) {
+        for (int k = 0; k < limbs; ++k) widths[std::size_t(at + k)] = std::uint8_t(std::clamp(bits - 32 * k, 0, 32));
+    };
+    static std::mutex mutex;
+    static std::map<std::tuple<int, int, unsigned, int, int, std::uint64_t>, std::vector<int>> known;
+    std::vector<int> termBits;
+    {
+        const auto key = std::tuple{q.dimensions, q.momentLevel, boxes.flat, boxes.leastSide, boxes.largestSide,
+                                    boxes.elements};
+        std::lock_guard<std::mutex> lock(mutex);
+        auto found = known.find(key);
+        if (found == known.end()) {
+            std::vector<int> bits;
+            for (const auto& e : TermRequest::exponents(q.momentLevel, q.dimensions))
+                bits.push_back(bitLength128(largestBoxSum(e, q.dimensions, boxes)));
+            found = known.emplace(key, std::move(bits)).first;
+        }
+        termBits = found->second;
+    }
+    for (std::size_t t = 0; t < tier.momentLimbs.size(); ++t)
+        sum(tier.momentsAt + tier.momentOffsets[t], tier.momentLimbs[t], termBits[t]);
+    const int elementBits = bitLength(boxes.elements);
+    for (int c = 0; c < 3 && q.perimeter; ++c) sum(tier.perimeterAt + c, 1, elementBits);
+    for (int c = 0; c < 5 && q.crofton; ++c)
+        sum(tier.croftonAt + c, 1, bitLength(4 * boxes.elements));  // windows: (w + 1)(h + 1) <= 4 w h
+    // A window's share of the Euler sum is at most 64 either way, and a box
+    // has at most 8 windows an element.
+    if (q.euler) sum(tier.eulerAt, 2, bitLength(512 * boxes.elements) + 1);
+    sum(tier.sumAt, tier.sumLimbs, tier.sampleBits + elementBits);
+    sum(tier.squaresAt, tier.squaresLimbs, 2 * tier.sampleBits + elementBits);
+    return widths;
+}
+
+std::size_t packedWords(const std::vector<std::uint8_t>& widths) {
+    std::size_t bits = 0;
+    for (std::uint8_t w : widths) bits += w;
+    return (bits + 31) / 32;
+}
+
+// A record packed by its fields' `widths` (fieldWidths) back into its
+// words, in `words`; the Euler sum's at `eulerAt` (-1: none) widened back
+// to 64 bits of two's complement.
+const std::uint32_t* unpack(const std::uint32_t* packed, const std::vector<std::uint8_t>& widths, int eulerAt,
+                            std::vector<std::uint32_t>& words) {
+    std::size_t at = 0;
+    for (std::size_t k = 0; k < widths.size(); ++k) {
+        const unsigned width = widths[k], shift = unsigned(at % 32);
+        if (width == 0) {
+            words[k] = 0;
+            continue;
+        }
+        std::uint64_t bits = packed[at / 32] >> shift;
+        if (shift + width > 32) bits |= std::uint64_t(packed[at / 32 + 1]) << (32 - shift);
+        words[k] = std::uint32_t(bits & ((std::uint64_t(1) << width) - 1));
+        at += width;
+    }
+    if (eulerAt >= 0) {
+        const std::size_t e = std::size_t(eulerAt);
+        const unsigned width = unsigned(widths[e]) + widths[e + 1];
+        const std::uint64_t bits = words[e] | std::uint64_t(words[e + 1]) << 32;
+        // The sign from bit width - 1.
+        const std::int64_t euler = width == 0 ? 0 : std::int64_t(bits << (64 - width)) >> (64 - width);
+        words[e] = std::uint32_t(std::uint64_t(euler));
+        words[e + 1] = std::uint32_t(std::uint64_t(euler) >> 32);
+    }
+    return words.data();
 }
 
 // The shape's terms of every point of `q` (moments, perimeter's and
@@ -721,15 +847,33 @@ void TermGatherer::pack(const std::vector<Tier>& tiers, std::size_t count, std::
     // The points' tier has no map: measure_pack writes a point's sample.
     unsigned pointTier = unsigned(tiers.size());
     for (const Tier& tier : tiers) {
-        if (tier.layout.words > 0)
+        if (tier.words > 0)
             for (std::size_t r = 0; r < tier.regions->size(); ++r)
-                targets[(*tier.regions)[r]] = std::uint32_t(tier.firstWord + r * std::size_t(tier.layout.words));
+                targets[(*tier.regions)[r]] = std::uint32_t(tier.firstWord + r * tier.words);
         if (tier.points) pointTier = unsigned(&tier - tiers.data());
+        table.insert(table.end(), {std::uint32_t(tier.firstWord), std::uint32_t(tier.words),
+                                   std::uint32_t(3 * tiers.size() + maps.size())});
+        // The tier's fields: their count; each one's word of the batch's
+        // record and its first bit in the packed one (its bits above);
+        // then each packed word's first field that reaches it.
         const std::vector<std::uint32_t> tierMap =
             tier.points ? std::vector<std::uint32_t>() : packMap(tier.layout, layout);
-        table.insert(table.end(), {std::uint32_t(tier.firstWord), std::uint32_t(tier.layout.words),
-                                   std::uint32_t(3 * tiers.size() + maps.size())});
-        maps.insert(maps.end(), tierMap.begin(), tierMap.end());
+        const std::size_t fieldsAt = maps.size();
+        maps.push_back(0);
+        std::vector<std::uint32_t> reach;  // per field with bits: its last bit + 1
+        std::uint32_t at = 0;
+        for (std::size_t k = 0; k < tierMap.size(); ++k) {
+            const std::uint32_t width = tier.widths.empty() ? 32u : tier.widths[k];
+            if (width == 0) continue;
+            maps.insert(maps.end(), {tierMap[k], at | width << 24});
+            at += width;
+            reach.push_back(at);
+        }
+        maps[fieldsAt] = std::uint32_t(reach.size());
+        for (std::size_t j = 0, f = 0; j < (tier.points ? 0 : tier.words); ++j) {
+            while (f < reach.size() && reach[f] <= 32 * j) ++f;
+            maps.push_back(std::uint32_t(f));
+        }
     }
     table.insert(table.end(), maps.begin(), maps.end());
     fill(packTargets_, packTargetsBytes_, targets.size() * 4, targets.data());
@@ -833,21 +977,29 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     // by no pass: measure_pack reads its sample from the intensity at its
     // box's corner, and the passes over the image skip it (its extent is
     // marked in `corners`).
+    // A small tier's and the box tier's records come down as the bits their
+    // words can hold (fieldWidths), most of their words' high bits being 0.
     std::vector<Tier> tiers;
+    auto narrowed = [&](const std::vector<std::uint32_t>& regions, const RecordLayout& tierLayout,
+                        const TierBoxes& boxes) {
+        return Tier{&regions, tierLayout, 0, false, fieldWidths(tierLayout, q, boxes), 0};
+    };
     for (unsigned flat = 0; flat + 1 < smallTiers; ++flat)
-        tiers.push_back(Tier{&tierRegions[flat], within(smallRecordLayout(q, layout.sampleBits, flat), layout, q)});
+        tiers.push_back(narrowed(tierRegions[flat], within(smallRecordLayout(q, layout.sampleBits, flat), layout, q),
+                                 TierBoxes{std::uint64_t(kSmallBox), flat, 2, kSmallBox}));
     {
         RecordLayout sample;
         sample.words = intensityTerms ? 1 : 0;
-        tiers.push_back(Tier{&tierRegions[smallTiers - 1], sample, 0, true});
+        tiers.push_back(Tier{&tierRegions[smallTiers - 1], sample, 0, true, {}, 0});
     }
     const RecordLayout boxTier = recordLayout(255, kPackTierBox, q, layout.sampleBits);
-    tiers.push_back(Tier{&tierRegions[smallTiers], within(boxTier, layout, q)});
-    tiers.push_back(Tier{&tierRegions[smallTiers + 1], layout});
+    tiers.push_back(narrowed(tierRegions[smallTiers], within(boxTier, layout, q), TierBoxes{kPackTierBox, 0, 1, 255}));
+    tiers.push_back(Tier{&tierRegions[smallTiers + 1], layout, 0, false, {}, 0});
     std::size_t readWords = 0;
     for (Tier& tier : tiers) {
+        tier.words = tier.widths.empty() ? std::size_t(tier.layout.words) : packedWords(tier.widths);
         tier.firstWord = readWords;
-        readWords += tier.regions->size() * std::size_t(tier.layout.words);
+        readWords += tier.regions->size() * tier.words;
     }
     const bool packs = readWords * 4 <= words * 3;
     std::vector<std::uint32_t> everyRegion;
@@ -856,7 +1008,7 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         // the points' measured by measure_small with the other small ones.
         everyRegion.resize(count);
         for (std::size_t i = 0; i < count; ++i) everyRegion[i] = std::uint32_t(i);
-        tiers = {Tier{&everyRegion, layout}};
+        tiers = {Tier{&everyRegion, layout, 0, false, {}, std::size_t(layout.words)}};
         readWords = words;
         small.insert(small.end(), points.begin(), points.end());
     }
@@ -933,9 +1085,11 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
             continue;
         }
         forRowRanges(regions.size(), 0, [&](std::size_t begin, std::size_t end) {
+            std::vector<std::uint32_t> unpacked(tier.widths.empty() ? 0 : std::size_t(l.words));
             for (std::size_t j = begin; j < end; ++j) {
                 const std::size_t r = first + regions[j];
-                const std::uint32_t* record = records + tier.firstWord + j * std::size_t(l.words);
+                const std::uint32_t* record = records + tier.firstWord + j * tier.words;
+                if (!tier.widths.empty()) record = unpack(record, tier.widths, q.euler ? l.eulerAt : -1, unpacked);
                 for (std::size_t t = 0; t < terms; ++t)
                     streamStore(totals.moments[r * terms + t],
                                 wide(record + l.momentsAt + l.momentOffsets[t], l.momentLimbs[t]));

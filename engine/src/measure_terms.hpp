@@ -306,11 +306,16 @@ private:
     // A tier of points (regions of one element) reads the element's sample
     // alone, where the request has intensity terms: measure_pack loads it
     // from the intensity, no pass having measured the point.
+    // With `widths` (a count of bits per word of `layout`), a region's
+    // record comes down as those bits of its words one after another,
+    // `words` words; without, as `layout`'s words.
     struct Tier {
         const std::vector<std::uint32_t>* regions;
         RecordLayout layout;
         std::size_t firstWord = 0;
         bool points = false;
+        std::vector<std::uint8_t> widths;
+        std::size_t words = 0;
     };
     // measure_pack: the batch's records (totals_, `layout`) into packed_,
     // the tiers one after another, `words` in all.
