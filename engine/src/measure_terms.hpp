@@ -163,7 +163,7 @@ constexpr int kPackTargetsBuffer = 2;
 constexpr int kPackWordsBuffer = 3;
 constexpr int kPackedBuffer = 4;
 // Invocations that copy one region's record in measure_pack.
-constexpr int kPackLanes = 16;
+constexpr int kPackLanes = 4;
 // measure_pack's target of a region whose tier's record has no word.
 constexpr std::uint32_t kNoPackTarget = 0xffffffffu;
 
