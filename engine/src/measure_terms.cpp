@@ -130,27 +130,33 @@ struct TierBoxes {
 // have: its whole box's, the product of the sums of each axis' powers,
 // largest over the boxes (each term grows with every side).
 unsigned __int128 largestBoxSum(const std::array<int, 3>& e, int dimensions, const TierBoxes& boxes) {
-    auto powerSum = [](int exponent, int side) {
-        unsigned __int128 sum = 0;
-        for (int x = 0; x < side; ++x) {
-            unsigned __int128 power = 1;
-            for (int k = 0; k < exponent; ++k) power *= unsigned(x);
-            sum += power;
-        }
-        return sum;
-    };
+    // powerSums[a][n]: the sum of x^a over x = 0 .. n - 1, for sides to 256.
+    static const auto powerSums = [] {
+        std::array<std::array<std::uint64_t, 257>, 4> sums{};
+        for (int a = 0; a < 4; ++a)
+            for (int n = 1; n <= 256; ++n) {
+                std::uint64_t power = 1;
+                for (int k = 0; k < a; ++k) power *= std::uint64_t(n - 1);
+                sums[std::size_t(a)][std::size_t(n)] = sums[std::size_t(a)][std::size_t(n - 1)] + power;
+            }
+        return sums;
+    }();
     auto sides = [&](int axis) {
         return boxes.flat >> axis & 1u ? std::pair{1, 1} : std::pair{boxes.leastSide, boxes.largestSide};
     };
     const auto [w0, w1] = sides(0);
     const auto [h0, h1] = sides(1);
     const auto [d0, d1] = dimensions == 3 ? sides(2) : std::pair{1, 1};
+    const auto& sumX = powerSums[std::size_t(e[0])];
+    const auto& sumY = powerSums[std::size_t(e[1])];
+    const auto& sumZ = powerSums[std::size_t(e[2])];
     unsigned __int128 largest = 0;
     for (int w = w0; w <= w1 && std::uint64_t(w) * std::uint64_t(h0) * std::uint64_t(d0) <= boxes.elements; ++w)
         for (int h = h0; h <= h1 && std::uint64_t(w) * std::uint64_t(h) * std::uint64_t(d0) <= boxes.elements; ++h) {
             // The deepest box of w x h: the sums grow with the depth.
-            const int d = int(std::min<std::uint64_t>(std::uint64_t(d1), boxes.elements / (std::uint64_t(w) * std::uint64_t(h))));
-            largest = std::max(largest, powerSum(e[0], w) * powerSum(e[1], h) * powerSum(e[2], d));
+            const std::uint64_t d = std::min<std::uint64_t>(std::uint64_t(d1), boxes.elements / (std::uint64_t(w) * std::uint64_t(h)));
+            largest = std::max(largest, static_cast<unsigned __int128>(sumX[std::size_t(w)] * sumY[std::size_t(h)]) *
+                                            sumZ[std::size_t(d)]);
         }
     return largest;
 }
