@@ -402,6 +402,11 @@ TEST_CASE("measure: records packed to the bits of their tiers' bounds, regions a
         setPixel(image, 130 + t, 300);
         setPixel(image, 815, t);
     }
+    // The largest boxes of kPackBoxSplit elements or fewer.
+    for (auto [x0, y0, w, h] : {std::array<int, 4>{400, 260, 32, 32}, std::array<int, 4>{130, 305, 255, 4},
+                                std::array<int, 4>{808, 0, 4, 255}})
+        for (int dy = 0; dy < h; ++dy)
+            for (int dx = 0; dx < w; ++dx) setPixel(image, x0 + dx, y0 + dy);
     for (Connectivity connectivity : {Connectivity::Four, Connectivity::Eight})
         requireGpuTermsMatchCpu(image, connectivity, Criterion::binary(), kProperties2d, "tiers' bounds");
     auto largest = [](std::uint64_t, std::uint64_t most) { return most; };
@@ -410,7 +415,8 @@ TEST_CASE("measure: records packed to the bits of their tiers' bounds, regions a
         requireGpuIntensityTermsMatchCpu(image, Connectivity::Eight, drawnIntensity(image.shape(), bits, 1, largest),
                                          format, "tiers' bounds, largest samples");
     // A volume's: full boxes up to kSmallBox voxels (sides of powers of 2,
-    // 64 along x), a box tier's cube, and one with tunnels.
+    // 64 along x), box tiers' full boxes of 1024 and 64,000 voxels, and one
+    // with tunnels.
     Image volume(Shape::volume(150, 100, 40));
     x = 0, y = 0, shelf = 0;
     auto voxel = [&](int vx, int vy, int vz) { glccl::test::setVoxel(volume, vx, vy, vz); };
@@ -424,6 +430,7 @@ TEST_CASE("measure: records packed to the bits of their tiers' bounds, regions a
             for (int dx = 0; dx < 40; ++dx) {
                 voxel(105 + dx, 2 + dy, dz);
                 if (int(dx % 2 == 0) + int(dy % 2 == 0) + int(dz % 2 == 0) >= 2) voxel(105 + dx, 50 + dy, dz);
+                if (dx < 8 && dy < 8 && dz < 16) voxel(105 + dx, 91 + dy, dz);
             }
     requireGpuTermsMatchCpu(volume, Connectivity::TwentySix, Criterion::binary(), kProperties3d, "tiers' bounds");
     requireGpuIntensityTermsMatchCpu(volume, Connectivity::Six, drawnIntensity(volume.shape(), 32, 1, largest),

@@ -918,11 +918,12 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
     std::vector<std::uint32_t> small, medium, narrow, points;
     std::vector<std::array<std::int64_t, 4>> largeBoxes;  // x, y, width, height
     // The regions by their boxes' bounds, for the records the host reads
-    // (below): at most kSmallBox elements, by the axes they are one element
-    // across (flatAxes); at most kPackTierBox elements and under 256 a side;
+    // (below): at most kPackSmallSplit and at most kSmallBox elements, each
+    // by the axes they are one element across (flatAxes); at most
+    // kPackBoxSplit and at most kPackTierBox elements, under 256 a side;
     // the rest.
-    const std::size_t smallTiers = std::size_t(1) << q.dimensions;
-    std::vector<std::vector<std::uint32_t>> tierRegions(smallTiers + 2);
+    const std::size_t smallTiers = std::size_t(1) << q.dimensions, boxTiers = 2 * smallTiers;
+    std::vector<std::vector<std::uint32_t>> tierRegions(boxTiers + 3);
     small.reserve(count);
     const bool mediumAllowed =
         q.dimensions == 2 && layout.words > 0 && layout.words <= kMediumWords && layout.weightedTerms == 0;
@@ -936,10 +937,12 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
         const bool underSide = c.width < 256 && c.height < 256 && depth < 256;
         // (An empty entry of a one-element box is no point: the full record.)
         const unsigned flat = flatAxes(c, q.dimensions);
-        tierRegions[elements <= std::uint64_t(kSmallBox) ? (flat + 1 == smallTiers && c.area != 1 ? 0u : flat)
-                    : underSide && elements <= kPackTierBox ? smallTiers
-                                                            : smallTiers + 1]
-            .push_back(std::uint32_t(i));
+        const std::size_t tier =
+            elements <= std::uint64_t(kSmallBox)
+                ? (elements <= kPackSmallSplit ? 0 : smallTiers) + (flat + 1 == smallTiers && c.area != 1 ? 0u : flat)
+            : underSide && elements <= kPackTierBox ? boxTiers + (elements <= kPackBoxSplit ? 0 : 1)
+                                                    : boxTiers + 2;
+        tierRegions[tier].push_back(std::uint32_t(i));
         // An empty entry (no element) keeps the zeroed record the passes leave it.
         if (c.area == 0) continue;
         std::vector<std::uint32_t>* alone = nullptr;
@@ -990,17 +993,21 @@ void TermGatherer::gatherBatch(const gl::Texture& labels, const std::vector<Comp
                         const TierBoxes& boxes) {
         return Tier{&regions, tierLayout, 0, false, fieldWidths(tierLayout, q, boxes), 0};
     };
-    for (unsigned flat = 0; flat + 1 < smallTiers; ++flat)
-        tiers.push_back(narrowed(tierRegions[flat], within(smallRecordLayout(q, layout.sampleBits, flat), layout, q),
+    for (unsigned flat = 0; flat + 1 < smallTiers; ++flat) {
+        const RecordLayout smallTier = within(smallRecordLayout(q, layout.sampleBits, flat), layout, q);
+        tiers.push_back(narrowed(tierRegions[flat], smallTier, TierBoxes{kPackSmallSplit, flat, 2, kSmallBox}));
+        tiers.push_back(narrowed(tierRegions[smallTiers + flat], smallTier,
                                  TierBoxes{std::uint64_t(kSmallBox), flat, 2, kSmallBox}));
+    }
     {
         RecordLayout sample;
         sample.words = intensityTerms ? 1 : 0;
         tiers.push_back(Tier{&tierRegions[smallTiers - 1], sample, 0, true, {}, 0});
     }
-    const RecordLayout boxTier = recordLayout(255, kPackTierBox, q, layout.sampleBits);
-    tiers.push_back(narrowed(tierRegions[smallTiers], within(boxTier, layout, q), TierBoxes{kPackTierBox, 0, 1, 255}));
-    tiers.push_back(Tier{&tierRegions[smallTiers + 1], layout, 0, false, {}, 0});
+    const RecordLayout boxTier = within(recordLayout(255, kPackTierBox, q, layout.sampleBits), layout, q);
+    tiers.push_back(narrowed(tierRegions[boxTiers], boxTier, TierBoxes{kPackBoxSplit, 0, 1, 255}));
+    tiers.push_back(narrowed(tierRegions[boxTiers + 1], boxTier, TierBoxes{kPackTierBox, 0, 1, 255}));
+    tiers.push_back(Tier{&tierRegions[boxTiers + 2], layout, 0, false, {}, 0});
     std::size_t readWords = 0;
     for (Tier& tier : tiers) {
         tier.words = tier.widths.empty() ? std::size_t(tier.layout.words) : packedWords(tier.widths);

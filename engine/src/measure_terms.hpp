@@ -154,11 +154,16 @@ constexpr int kHotBuffer = 3;  // binding of measure_fold's list of regions
 // a tier of regions after another (boxes of at most kSmallBox elements, by
 // the axes they are one element across; of at most kPackTierBox elements
 // under 256 a side; the rest), each region's in the record of its tier's
-// bounds, whose high limbs the wide record's sums would leave zero: a
+// bounds, whose high limbs the wide record's sums would leave zero, and
+// of the small and box tiers' words only the bits the bounds can set: a
 // noisy image's hundreds of thousands of small regions come down in about
-// half the bytes. measure_pack runs after the batch's other passes and
-// takes the bindings of their lists.
+// a quarter of the bytes. measure_pack runs after the batch's other passes
+// and takes the bindings of their lists.
 constexpr std::uint64_t kPackTierBox = 65535;
+// The small tiers and the box tier each split at these elements: a smaller
+// box's moments take fewer bits (fieldWidths in measure_terms.cpp).
+constexpr std::uint64_t kPackSmallSplit = 16;
+constexpr std::uint64_t kPackBoxSplit = 1024;
 constexpr int kPackTargetsBuffer = 2;
 constexpr int kPackWordsBuffer = 3;
 constexpr int kPackedBuffer = 4;
