@@ -174,8 +174,8 @@ int bitLength128(unsigned __int128 v) {
 // the bits of their most; the Euler sum, two's complement below 2^64, as
 // a signed sum of its bound's bits in its low limb (its high limb none),
 // which the host widens back; extrema and their positions whole. The
-// moments' bounds, the sums over whole boxes, are the slow part in
-// volumes (every w x h of the box tier), so each is worked out once.
+// moments' bounds, maxima over every w x h of a tier's boxes, are worked
+// out once a process.
 std::vector<std::uint8_t> fieldWidths(const RecordLayout& tier, const TermRequest& q, const TierBoxes& boxes) {
     std::vector<std::uint8_t> widths(std::size_t(tier.words), 32);
     auto sum = [&](int at, int limbs, int bits) {
