@@ -82,7 +82,7 @@ int segmentOf(const std::string& stage, const RecordLayout& layout) {
 // measure_windows.
 bool windowsInTerms(const TermRequest& q) { return q.dimensions == 2 && q.perimeter && (q.crofton || q.euler); }
 
-int bitLength(std::uint64_t v) {
+int bitLength(unsigned __int128 v) {
     int bits = 0;
     for (; v; v >>= 1) ++bits;
     return bits;
@@ -161,12 +161,6 @@ unsigned __int128 largestBoxSum(const std::array<int, 3>& e, int dimensions, con
     return largest;
 }
 
-int bitLength128(unsigned __int128 v) {
-    int bits = 0;
-    for (; v; v >>= 1) ++bits;
-    return bits;
-}
-
 // The bits each word of a tier's record `tier` can hold, for its regions'
 // `boxes`: measure_pack keeps those alone, one word's after another's
 // (packedWords of them a region). A sum of limbs below 2^b: b - 32 k of
@@ -192,7 +186,7 @@ std::vector<std::uint8_t> fieldWidths(const RecordLayout& tier, const TermReques
         if (found == known.end()) {
             std::vector<int> bits;
             for (const auto& e : TermRequest::exponents(q.momentLevel, q.dimensions))
-                bits.push_back(bitLength128(largestBoxSum(e, q.dimensions, boxes)));
+                bits.push_back(bitLength(largestBoxSum(e, q.dimensions, boxes)));
             found = known.emplace(key, std::move(bits)).first;
         }
         termBits = found->second;
