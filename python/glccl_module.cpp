@@ -259,6 +259,15 @@ thread-safe. See help(glccl.label) and help(glccl.Labeler).)doc";
     m.attr("__version__") = glccl::versionString();
     m.attr("built_with_cuda") = builtWithCuda();
     m.def("cuda_runs", &cudaRunsHere, "Whether the cuda backend runs here (glccl.has_cuda).");
+    m.def(
+        "checked_threads",
+        [](const py::object& threads, const std::string& where) -> py::object {
+            const int count = parseThreads(threads, where);
+            return count == 0 ? py::object(py::none()) : py::object(py::int_(count));
+        },
+        py::arg("threads"), py::arg("where"),
+        "threads as glccl.label() takes them: None (every core) or 1..the most a call may ask for; TypeError, "
+        "ValueError otherwise.");
 
     m.def("label", &label, py::arg("image"), py::arg("connectivity").none() = py::none(),
           py::arg("criterion") = "binary", py::arg("backend") = "auto", py::arg("return_table") = false,

@@ -1065,9 +1065,11 @@ inline std::int64_t firstMasked(const T* p, const std::uint64_t* mask, T v) {
 }
 #endif
 
-// a < b in the samples' order (a NaN below everything, as numpy's minimum finds it).
+// a < b in the minimum's order and a > b in the maximum's: a NaN is beyond
+// every number both ways, as numpy's minimum and maximum find a NaN.
 inline bool below(double a, double b) { return a < b || (std::isnan(a) && !std::isnan(b)); }
 inline bool below(__int128 a, __int128 b) { return a < b; }
+inline bool above(double a, double b) { return a > b || (std::isnan(a) && !std::isnan(b)); }
 
 // What a measurement gathers, per slot.
 struct Layout {
@@ -2126,12 +2128,12 @@ void gatherChunk(const Pass& pass, const In& in, std::size_t chunk, ChunkTable<A
                                 const std::size_t element = element0 + std::size_t(xx);
                                 const auto v = in.at(element, c);
                                 if (below(v, lowest)) { lowest = v; minAt = element; }
-                                if (below(highest, v)) { highest = v; maxAt = element; }
+                                if (above(v, highest)) { highest = v; maxAt = element; }
                             }
                             bool lower, higher;
                             if constexpr (In::floating) {
                                 lower = fresh || below(lowest, S.minF[ci]);
-                                higher = fresh || below(S.maxF[ci], highest);
+                                higher = fresh || above(highest, S.maxF[ci]);
                                 if (lower) S.minF[ci] = lowest;
                                 if (higher) S.maxF[ci] = highest;
                             } else {
@@ -2325,7 +2327,7 @@ void addTo(RegionTotals& t, std::vector<char>& seen, std::size_t r, const Slots<
             bool lower, higher;
             if (l.floats) {
                 lower = !seen[r] || below(S.minF[j], t.intensityMin[i]);
-                higher = !seen[r] || below(t.intensityMax[i], S.maxF[j]);
+                higher = !seen[r] || above(S.maxF[j], t.intensityMax[i]);
                 if (lower) { t.intensityMin[i] = S.minF[j]; std::memcpy(&t.intensityMinBits[i], &S.minF[j], 8); }
                 if (higher) { t.intensityMax[i] = S.maxF[j]; std::memcpy(&t.intensityMaxBits[i], &S.maxF[j], 8); }
             } else {

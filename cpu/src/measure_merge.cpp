@@ -44,12 +44,18 @@ void recentre(const std::vector<std::array<int, 3>>& exps, const T* sums, T* out
 Int256 scaledInt(const Int256& v, __int128 f) { return v * Int256::of(f); }
 DoubleDouble scaledDD(const DoubleDouble& v, __int128 f) { return v * cpu::measure::exactDD(f); }
 
+// a < b in the minimum's order (a NaN below every number, as numpy's
+// minimum finds it) and a > b in the maximum's (a NaN above every number).
 bool sampleLess(SampleKind kind, double a, std::uint64_t aBits, double b, std::uint64_t bBits) {
     switch (kind) {
     case SampleKind::Float: return a < b || (std::isnan(a) && !std::isnan(b));
     case SampleKind::Signed: return std::int64_t(aBits) < std::int64_t(bBits);
     default: return aBits < bBits;
     }
+}
+bool sampleGreater(SampleKind kind, double a, std::uint64_t aBits, double b, std::uint64_t bBits) {
+    if (kind == SampleKind::Float) return a > b || (std::isnan(a) && !std::isnan(b));
+    return sampleLess(kind, b, bBits, a, aBits);
 }
 
 }  // namespace
@@ -154,8 +160,8 @@ void mergeTotals(RegionTotals& into, const RegionTotals& from) {
                     const bool below = sampleLess(q.intensityKind, t->intensityMin[k], t->intensityMinBits[k], minFrom->intensityMin[m], minFrom->intensityMinBits[m]);
                     const bool above = sampleLess(q.intensityKind, minFrom->intensityMin[m], minFrom->intensityMinBits[m], t->intensityMin[k], t->intensityMinBits[k]);
                     if (below || (positions && !above && t->intensityMinAt[k] < minFrom->intensityMinAt[m])) { minFrom = t; minRow = k; }
-                    const bool over = sampleLess(q.intensityKind, maxFrom->intensityMax[x], maxFrom->intensityMaxBits[x], t->intensityMax[k], t->intensityMaxBits[k]);
-                    const bool under = sampleLess(q.intensityKind, t->intensityMax[k], t->intensityMaxBits[k], maxFrom->intensityMax[x], maxFrom->intensityMaxBits[x]);
+                    const bool over = sampleGreater(q.intensityKind, t->intensityMax[k], t->intensityMaxBits[k], maxFrom->intensityMax[x], maxFrom->intensityMaxBits[x]);
+                    const bool under = sampleGreater(q.intensityKind, maxFrom->intensityMax[x], maxFrom->intensityMaxBits[x], t->intensityMax[k], t->intensityMaxBits[k]);
                     if (over || (positions && !under && t->intensityMaxAt[k] < maxFrom->intensityMaxAt[x])) { maxFrom = t; maxRow = k; }
                 }
                 out.intensityMin.push_back(minFrom ? minFrom->intensityMin[minRow] : 0.0);

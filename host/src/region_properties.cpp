@@ -122,9 +122,12 @@ namespace {
 // a / b, operator/'s arithmetic, inlined where the finalizers divide once
 // or twice a region.
 inline DoubleDouble quotientOf(const DoubleDouble& a, const DoubleDouble& b) {
+    const double q1 = a.hi / b.hi;
+    // An infinite or NaN quotient (of an infinite sum, by a zero total) is
+    // the plain division's: the corrections below would make it a NaN.
+    if (!std::isfinite(q1)) return DoubleDouble(q1);
     if (b.lo == 0.0) {
         // By a double (a count, an integer total below 2^53): one correction step.
-        const double q1 = a.hi / b.hi;
         double p, e;
         dd_detail::twoProduct(q1, b.hi, p, e);
         const double q2 = (((a.hi - p) - e) + a.lo) / b.hi;
@@ -132,7 +135,6 @@ inline DoubleDouble quotientOf(const DoubleDouble& a, const DoubleDouble& b) {
         dd_detail::twoSum(q1, q2, q.hi, q.lo);
         return q;
     }
-    const double q1 = a.hi / b.hi;
     const DoubleDouble r = a - b * DoubleDouble(q1);
     const double q2 = r.hi / b.hi;
     const DoubleDouble r2 = r - b * DoubleDouble(q2);
@@ -492,7 +494,25 @@ public:
     }
     // Eigenvalues of the inertia tensor, clipped at 0, largest first.
     const std::vector<double>& eigenvalues() {
-        if (!haveEigen_) symmetricEigenvalues(inertiaTensor(), dims_, eigen_), haveEigen_ = true;
+        if (!haveEigen_) {
+            symmetricEigenvalues(inertiaTensor(), dims_, eigen_);
+            if (dims_ == 2 && eigen_[1] < 0.25 * eigen_[0]) {
+                // The smaller as the determinant over the larger where it is
+                // much the smaller: there mean - radius cancels to rounding
+                // noise of the larger's size (a region on a line, whose
+                // determinant, of the central moments in double-double, is 0
+                // as in exact arithmetic). Near equal ones keep mean - radius,
+                // exact where the radius is 0 (a disc's).
+                const std::vector<DoubleDouble>& mu = central(2);
+                const int p20[3] = {2, 0, 0}, p02[3] = {0, 2, 0}, p11[3] = {1, 1, 0};
+                const DoubleDouble& m20 = mu[std::size_t(cubeIndex(p20, 2))];
+                const DoubleDouble& m02 = mu[std::size_t(cubeIndex(p02, 2))];
+                const DoubleDouble& m11 = mu[std::size_t(cubeIndex(p11, 2))];
+                const DoubleDouble det = quotientOf(m20 * m02 - m11 * m11, mu[0] * mu[0]);
+                eigen_[1] = std::max(det.value() / eigen_[0], 0.0);
+            }
+            haveEigen_ = true;
+        }
         return eigen_;
     }
 

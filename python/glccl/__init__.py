@@ -391,7 +391,14 @@ def label(image, connectivity=None, criterion=_BINARY_BY_DEFAULT, backend="auto"
     _refuse_unknown(unknown, "glccl.label()")
     where = "glccl.label()"
     wanted = _label_dtype(dtype, where)
+    if wanted is not None and out is not None and hasattr(out, "dtype") and \
+            _dtype_name(out.dtype) != _np.dtype(wanted).name:
+        raise ValueError(f"{where}: dtype={_np.dtype(wanted).name} and out of dtype {_dtype_name(out.dtype)} disagree; "
+                         f"the labels take out's dtype: pass one of them")
     _check_measuring_arguments(properties, intensity_image, spacing, return_table, where)
+    # The labels go into out before the intensity is read: an intensity that
+    # out overlaps is read from a copy.
+    intensity_image = _measure.unaliased_intensity(intensity_image, out)
     if criterion is _BINARY_BY_DEFAULT and channel_axis is None:
         _warn_if_segments(image, where)
     if properties is None:
@@ -540,6 +547,7 @@ class Labeler(_glccl.Labeler):
         where = "glccl.Labeler.label()"
         _refuse_unknown(unknown, where)
         _check_measuring_arguments(properties, intensity_image, spacing, return_table, where)
+        intensity_image = _measure.unaliased_intensity(intensity_image, out)  # as glccl.label() reads it
         if properties is None:
             result = super().label(image, out, bool(return_table), channel_axis)
             if return_table:

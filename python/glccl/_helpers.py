@@ -162,16 +162,19 @@ def _slices(present, lows, highs):
 def find_objects(labels, max_label=0):
     """Each label's bounding box as a tuple of slices, as
     scipy.ndimage.find_objects: a list whose entry i is for label i + 1, of
-    labels 1..max_label (every label up to the largest when max_label is 0),
+    labels 1..max_label (every label up to the largest where max_label is
+    below 1),
     None for a label that is absent. Arrays of any dimensions; a device
     array (see remove_small) of 1 to 32 dimensions is measured on its GPU,
     and only the table of boxes comes back."""
+    # As scipy's: below 1 (any number), every label up to the largest (the
+    # module's 0); else an int.
+    try:
+        top = 0 if max_label < 1 else min(operator.index(max_label), 2**63 - 1)
+    except TypeError:
+        raise TypeError(f"glccl.find_objects(): max_label must be an int, not {type(max_label).__name__}") from None
     if _on_device(labels):
-        low, high = _glccl.device_boxes(labels, min(int(max_label), 2**63 - 1))
+        low, high = _glccl.device_boxes(labels, top)
         return _slices(low[0] <= high[0], low, high)
     labels = _host_labels(labels, "glccl.find_objects()")
-    # The module's max_label: 0 for every label up to the largest, -1 for
-    # none (a max_label that is true but not positive).
-    top = int(max_label) if max_label else 0
-    top = -1 if max_label and top <= 0 else min(top, 2**63 - 1)
     return _without_collector(_glccl.host_find_objects, _native(labels), top)

@@ -24,7 +24,7 @@ without CUDA refuses device arrays, naming what to pass instead."""
 import functools
 import inspect
 import math
-import numbers
+import warnings
 
 import numpy as np
 
@@ -146,6 +146,37 @@ def device_dtype(array):
     return np.dtype(array.__cuda_array_interface__["typestr"])
 
 
+def _device_span(array):
+    """The bytes [first, past) a device array's elements lie in, from its
+    __cuda_array_interface__, or None where it offers none."""
+    interface = getattr(array, "__cuda_array_interface__", None)
+    if interface is None:
+        return None
+    start, shape = interface["data"][0], interface["shape"]
+    itemsize = np.dtype(interface["typestr"]).itemsize
+    if any(side == 0 for side in shape):
+        return start, start
+    strides = interface.get("strides") or [itemsize * int(np.prod(shape[k + 1:])) for k in range(len(shape))]
+    low = sum(stride * (side - 1) for stride, side in zip(strides, shape) if stride < 0)
+    high = sum(stride * (side - 1) for stride, side in zip(strides, shape) if stride > 0)
+    return start + low, start + high + itemsize
+
+
+def unaliased_intensity(intensity_image, out):
+    """intensity_image, or a copy of it where out (the labels' array, filled
+    before the measuring reads the intensity) may share its memory."""
+    if intensity_image is None or out is None:
+        return intensity_image
+    if on_device(intensity_image) or on_device(out):
+        a, b = _device_span(intensity_image), _device_span(out)
+        if a is None or b is None or a[0] >= b[1] or b[0] >= a[1]:
+            return intensity_image
+        return intensity_image.clone() if hasattr(intensity_image, "clone") else intensity_image.copy()
+    if isinstance(out, np.ndarray) and np.may_share_memory(out, np.asarray(intensity_image)):
+        return np.array(intensity_image, copy=True)
+    return intensity_image
+
+
 def to_host(array):
     """A device array copied to a numpy array (numpy arrays and None as they are)."""
     if array is None or not on_device(array):
@@ -245,6 +276,9 @@ def checked_intensity_of_shape(intensity_image, shape, where):
     if intensity.shape[:ndim] != tuple(shape) or intensity.ndim not in (ndim, ndim + 1):
         raise ValueError(f"{where}: intensity_image must have the labels' shape {tuple(shape)}, or that shape and "
                          f"one channel axis last, not {intensity.shape}")
+    if intensity.ndim == ndim + 1 and intensity.shape[-1] == 0:
+        raise ValueError(f"{where}: intensity_image has a channel axis of no channels (shape {intensity.shape}): "
+                         f"pass at least one channel")
     kind, size = intensity.dtype.kind, intensity.dtype.itemsize
     if kind == "f" and size < 4:
         intensity = intensity.astype(np.float32)  # every float16 exactly
@@ -327,13 +361,30 @@ def checked_extras(extra_properties, where):
     return extras
 
 
+def unshadowed_extras(properties, extras):
+    """(properties, extras) with each extra named as a property (label, area,
+    bbox, ...) taken out of extras and its name asked as that property, with
+    scikit-image's warning: its regions' own attributes shadow such extras."""
+    shadowed = [function for function in extras if _is_property_name(function.__name__)]
+    if not shadowed or isinstance(properties, (str, bytes)):
+        return properties, extras
+    try:
+        asked = list(properties)
+    except TypeError:
+        return properties, extras  # checked_properties says what properties must be
+    for function in shadowed:
+        warnings.warn(f"Extra property '{function.__name__}' is shadowed by existing property and will be "
+                      f"inaccessible. Consider renaming it.", UserWarning, stacklevel=4)
+    return asked + [function.__name__ for function in shadowed], [f for f in extras if f not in shadowed]
+
+
+def _is_property_name(name):
+    return name in OLD_NAMES or name in _CROP or name in term_properties()
+
+
 def checked_threads(threads, where):
-    """threads as the module takes it: None (every core) or a count."""
-    if threads is None:
-        return None
-    if isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 0:
-        raise ValueError(f"{where}: threads must be None or a non-negative integer, not {threads!r}")
-    return int(threads)
+    """threads as glccl.label() takes them: None (every core) or a count of at most what a call may ask for."""
+    return _glccl.checked_threads(threads, where)
 
 
 # --- The table ----------------------------------------------------------------------------------------------------
@@ -662,7 +713,7 @@ def regionprops_table(label_image, intensity_image=None, properties=("label", "b
     labels = checked_labels(label_image, where)
     intensity = checked_intensity(intensity_image, labels, where)
     spacing = checked_spacing(spacing, labels.ndim, where)
-    extras = checked_extras(extra_properties, where)
+    properties, extras = unshadowed_extras(properties, checked_extras(extra_properties, where))
     if not isinstance(separator, str):
         raise TypeError(f"{where}: separator must be a string, not {type(separator).__name__}")
     return table(labels, intensity, properties, spacing, separator, extras, checked_threads(threads, where), where,
@@ -678,8 +729,9 @@ def device_table(label_image, intensity_image, properties, spacing, separator, e
     if not on_device(label_image):
         labels = checked_labels(label_image, where)
         intensity = checked_intensity(to_host(intensity_image), labels, where)
-        return table(labels, intensity, properties, checked_spacing(spacing, labels.ndim, where), separator,
-                     checked_extras(extra_properties, where), threads, where)
+        properties, extras = unshadowed_extras(properties, checked_extras(extra_properties, where))
+        return table(labels, intensity, properties, checked_spacing(spacing, labels.ndim, where), separator, extras,
+                     threads, where)
     labels = checked_device_labels(label_image, where)
     ndim = len(labels.shape)
     if intensity_image is not None and not on_device(intensity_image):
@@ -687,7 +739,7 @@ def device_table(label_image, intensity_image, properties, spacing, separator, e
     intensity = checked_device_intensity(intensity_image, labels, where) if on_device(intensity_image) \
         else intensity_image
     spacing = checked_spacing(spacing, ndim, where)
-    extras = checked_extras(extra_properties, where)
+    properties, extras = unshadowed_extras(properties, checked_extras(extra_properties, where))
     asked, needed = terms_needed(properties, ndim, intensity is not None, spacing, extras, where)
     if intensity is not None and not on_device(intensity) and reads_intensity(needed):
         # A host intensity with device labels: the terms measured on the host.

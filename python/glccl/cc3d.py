@@ -434,6 +434,9 @@ def statistics(out_labels, no_slice_conversion=False):
         out_labels = out_labels[..., np.newaxis]
     if out_labels.dtype == bool:
         out_labels = out_labels.view(np.uint8)
+    if out_labels.dtype.kind not in "iu":
+        raise TypeError(f"glccl.cc3d.statistics(): out_labels must hold integers (or booleans), as cc3d's labels do, "
+                        f"not {out_labels.dtype}")
     voxels = out_labels.size
     if voxels == 0:
         return {"voxel_counts": None, "bounding_boxes": None, "centroids": None}

@@ -174,12 +174,21 @@ def _measured_shape(input):
     return (input.size // input.shape[-1] if input.shape[-1] else 0, input.shape[-1])
 
 
+def _finite_index(index, where):
+    """index as an array, ValueError where it holds a NaN or an infinity
+    (scipy cannot take either as a label)."""
+    index = np.asanyarray(index)
+    if index.dtype.kind in "fc" and not bool(np.all(np.isfinite(index))):
+        raise ValueError(f"{where}: index holds a NaN or an infinity, which names no label")
+    return index
+
+
 def _grouped(input, labels, index, properties, where):
     """For a sequence `index`: (table, rows, present, flat_shape), table the
     measurement of `properties` of every label of `labels` (2-D or 3-D,
     other arrays as rows of their last axis), rows[i] the table's row of
     index.flat[i], valid where present[i]."""
-    index = np.asanyarray(index)
+    index = _finite_index(index, where)
     castable = _safely_castable_to_int(labels.dtype)
     top = labels.max() if castable and labels.size else 0
     if not castable or labels.min() < 0 or top > labels.size:
@@ -295,7 +304,7 @@ def _label_sums(input, labels, index, terms, where):
     kind, size = input.dtype.kind, input.dtype.itemsize
     if not (kind in "biu" or (kind == "f" and size in (2, 4, 8))):
         return None
-    keys = _index_keys(index, labels.dtype.kind == "i")
+    keys = _index_keys(_finite_index(index, where), labels.dtype.kind == "i")
     if keys is None:
         return None
     keys, asked, shape = keys
@@ -319,11 +328,17 @@ def _label_sums(input, labels, index, terms, where):
     return result
 
 
+def _one_label(index):
+    """Whether index names one label: a number, or an array of none of its
+    own axes (numpy's 0-d), which scipy's extrema and positions take as one."""
+    return np.isscalar(index) or (isinstance(index, np.ndarray) and index.ndim == 0)
+
+
 def _sums_by_label(input, labels, index, terms, where):
     """_label_sums of broadcast input and labels, for a sequence `index`;
     None where labels or index is None, index is one label, or the one pass
     does not measure these arrays."""
-    if labels is None or index is None or np.isscalar(index):
+    if labels is None or index is None or _one_label(index):
         return None
     input, labels = _inputs(input, labels)
     return _label_sums(input, labels, index, terms, where)
@@ -341,7 +356,7 @@ def _statistics(input, labels, index, centered, where):
         return single_group(input)
     if index is None:
         return single_group(input[labels > 0])
-    if np.isscalar(index):
+    if _one_label(index):
         return single_group(input[labels == index])
     if not centered:
         sums = _label_sums(input, labels, index, _COUNT | _SUM, where)
@@ -427,7 +442,7 @@ def _select(input, labels, index, wanted, where):
     "max_position": per wanted item, one value (a single group) or an array
     over index (0 for a label absent); positions are flat indices."""
     input, labels = _inputs(input, labels)
-    if labels is None or index is None or np.isscalar(index):
+    if labels is None or index is None or _one_label(index):
         return _select_one_group(np, input, labels, index, wanted)
     sums = _label_sums(input, labels, index, _COUNT | _EXTREMA, where)
     if sums is not None:
@@ -531,7 +546,7 @@ def center_of_mass(input, labels=None, index=None):
         return _on_gpu("center_of_mass", input, labels, index)
     where = "glccl.ndimage.center_of_mass()"
     input = np.asarray(input)
-    if labels is not None and index is not None and not np.isscalar(index):
+    if labels is not None and index is not None and not _one_label(index):
         values, ids = _inputs(input, labels)
         sums = _label_sums(values, ids, index, _COUNT | _CENTRE, where) if 1 <= values.ndim <= 3 else None
         if sums is not None:
@@ -539,7 +554,7 @@ def center_of_mass(input, labels=None, index=None):
             if sums["counts"].ndim == 1:
                 return list(zip(*results))
             return [tuple(v) for v in np.array(results).T]
-    if labels is None or index is None or np.isscalar(index) or not 2 <= input.ndim <= 3:
+    if labels is None or index is None or _one_label(index) or not 2 <= input.ndim <= 3:
         normalizer = sum_labels(input, labels, index)
         grids = np.ogrid[[slice(0, side) for side in input.shape]]
         with np.errstate(invalid="ignore", divide="ignore"):

@@ -223,9 +223,13 @@ def test_max_label_rules():
     labels = np.array([[0, 4, 4], [2, 0, 7]], np.uint16)
     assert glccl.find_objects(labels, 4) == ndimage.find_objects(labels, 4)  # 7 left out
     assert glccl.find_objects(labels, 9) == ndimage.find_objects(labels, 9)  # None after 7
-    for max_label in (-1, -5, 0.5):  # true but not positive: no labels
-        assert glccl.find_objects(labels, max_label) == []
-    assert glccl.find_objects(labels, None) == glccl.find_objects(labels, 0) == ndimage.find_objects(labels)
+    for max_label in (-1, -5, 0, 0.5, True):  # below 1: every label, as scipy takes it
+        assert glccl.find_objects(labels, max_label) == ndimage.find_objects(labels, max_label)
+    for max_label in (2.5, None, "2"):  # not an int: refused, as by scipy
+        with pytest.raises(TypeError):
+            ndimage.find_objects(labels, max_label)
+        with pytest.raises(TypeError, match="max_label"):
+            glccl.find_objects(labels, max_label)
 
 
 def test_min_size_and_k_as_numpy_compares_them():

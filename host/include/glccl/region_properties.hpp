@@ -17,6 +17,7 @@
 // totals).
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -66,14 +67,20 @@ struct DoubleDouble {
 
 namespace dd_detail {
 // Error-free transformations: Knuth's two-sum, the fused multiply's product.
+// Past the finite doubles (an infinity or a NaN among the operands, or a
+// result that overflows) the error is 0 rather than the NaN its formula
+// gives: the pair is then the plain operation's result, an infinity or a
+// NaN as IEEE arithmetic (and numpy) has it, and stays so through later sums.
 inline void twoSum(double a, double b, double& s, double& e) {
     s = a + b;
     const double bb = s - a;
     e = (a - (s - bb)) + (b - bb);
+    if (!std::isfinite(s)) e = 0.0;
 }
 inline void twoProduct(double a, double b, double& p, double& e) {
     p = a * b;
     e = __builtin_fma(a, b, -p);
+    if (!std::isfinite(p)) e = 0.0;
 }
 // A float32 sample (24 bits of mantissa) times an integer below this
 // (29 bits) is a double exactly: its sum needs no error term.
@@ -109,6 +116,7 @@ inline DoubleDouble operator-(const DoubleDouble& a, const DoubleDouble& b) { re
 inline DoubleDouble operator*(const DoubleDouble& a, const DoubleDouble& b) {
     double p, e, h, l;
     dd_detail::twoProduct(a.hi, b.hi, p, e);
+    if (!std::isfinite(p)) return {p, 0.0};  // the low parts' products would add a NaN (an infinity times 0)
     e += a.hi * b.lo + a.lo * b.hi;
     dd_detail::twoSum(p, e, h, l);
     return {h, l};
