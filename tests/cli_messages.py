@@ -12,7 +12,9 @@
   a folder that does not exist yet;
 - a folder's dangling links and FIFOs with an image's name are reported as
   failures, as the same paths named one by one are;
-- counts read "1 input", and glccl-mpi names the device it ran on.
+- counts read "1 input", and glccl-mpi names the device it ran on;
+- a list option with an item left out (`area,,centroid`) is refused, and an
+  .npy header's fortran_order that is neither True nor False is named.
 
 The cpu backend only: no GL context is needed."""
 
@@ -117,6 +119,22 @@ def main():
     os.makedirs("one")
     check.run("generate", "comb", "40x30", "one/c.png")
     says("one input", ["label", "one", "--backend", "cpu"], 0, r"^1 input, 1 labeled, 0 failed, total")
+
+    # A list with an item left out is a typo: refused, not read as a shorter list.
+    for text in ("area,,centroid", "area,", ",area"):
+        says(f"an empty item in --properties {text}", ["label", "a.png", "--backend", "cpu", "--properties", text,
+                                                         "--stats", "t.csv"], 2,
+             r"^glccl: --properties: the list '.*' has an empty item")
+    says("an empty item in --spacing", ["label", "a.png", "--backend", "cpu", "--properties", "area", "--spacing",
+                                        "1,,1", "--stats", "t.csv"], 2, r"^glccl: --spacing: the list '1,,1' has an empty item")
+    check.report("no table where a list was refused", not os.path.exists("t.csv"), "(t.csv written)")
+    # An .npy whose fortran_order is neither True nor False says what it is.
+    with open("fortran.npy", "wb") as f:
+        header = "{'descr': '|u1', 'fortran_order': 'True', 'shape': (2, 3), }"
+        header += " " * ((64 - (10 + len(header) + 1) % 64) % 64) + "\n"  # numpy's: data at a multiple of 64
+        f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes(6))
+    says("fortran_order a string", ["label", "fortran.npy", "--backend", "cpu"], 1,
+         r"fortran_order is 'True', not True or False")
 
     # Without a GL context: the reasons given are in the same words.
     no_gl = dict(os.environ, __EGL_VENDOR_LIBRARY_FILENAMES=os.path.abspath("no_such_vendor.json"))

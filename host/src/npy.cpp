@@ -108,6 +108,16 @@ namespace detail {
 
 namespace {
 
+// The header's fortran_order, True or False as numpy writes it; `fail`
+// makes the error of any other value.
+template <class Fail>
+bool fortranOrderOf(const NpyHeader& npy, const Fail& fail) {
+    if (npy.fortranOrder == "True") return true;
+    if (npy.fortranOrder == "False") return false;
+    if (npy.fortranOrder.empty()) throw fail("the header has no fortran_order");
+    throw fail("the header's fortran_order is " + npy.fortranOrder + ", not True or False");
+}
+
 // A 3-D array without a named channel axis: a volume (depth, height, width),
 // as scipy.ndimage and scikit-image read it. C order holds lines of `width`
 // elements, Fortran order columns of `depth` elements (z fastest); either is
@@ -119,8 +129,7 @@ Image decodeNpyVolume(const ReadContext& context, const NpyHeader& npy, const Np
     const std::uint64_t depth = sides[0], height = sides[1], width = sides[2];
     const std::string problem = volumeProblem(width, height, depth);
     if (!problem.empty()) throw fail("the volume of shape " + npy.shape + " " + problem);
-    if (npy.fortranOrder != "False" && npy.fortranOrder != "True") throw fail("the header has no fortran_order");
-    const bool fortran = npy.fortranOrder == "True";
+    const bool fortran = fortranOrderOf(npy, fail);
     const std::uint64_t elements = width * height * depth;
     const std::uint64_t expected = npy.dataOffset + elements * dtype.size;
     const std::string size = std::to_string(width) + "x" + std::to_string(height) + "x" + std::to_string(depth);
@@ -188,8 +197,7 @@ Image decodeNpy(const ReadContext& context) {
     if (planes > 1 && context.mode == ChannelMode::Gray)
         throw fail("the array holds " + std::to_string(planes) +
                    " channels; binary and segments take a (height, width) array");
-    if (npy.fortranOrder != "False" && npy.fortranOrder != "True") throw fail("the header has no fortran_order");
-    const bool fortran = npy.fortranOrder == "True";
+    const bool fortran = fortranOrderOf(npy, fail);
 
     // The whole file must be the header and exactly the promised elements,
     // checked before anything is allocated for them.

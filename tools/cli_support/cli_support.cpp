@@ -185,14 +185,17 @@ NpyChannelAxis parseChannelAxis(const std::string& text) {
 }
 
 std::vector<std::string> splitList(const std::string& option, const std::string& text) {
+    if (text.empty()) throw UsageError(option + ": the list '" + text + "' is empty");
     std::vector<std::string> items;
     std::size_t start = 0;
     while (start <= text.size()) {
         const auto comma = std::min(text.find(',', start), text.size());
-        if (comma > start) items.push_back(text.substr(start, comma - start));
+        if (comma == start)  // "a,,b", ",a", "a,": an item left out is a typo, not a shorter list
+            throw UsageError(option + ": the list '" + text + "' has an empty item (two commas together, or one at an "
+                             "end)");
+        items.push_back(text.substr(start, comma - start));
         start = comma + 1;
     }
-    if (items.empty()) throw UsageError(option + ": the list '" + text + "' is empty");
     return items;
 }
 
