@@ -16,6 +16,10 @@ one-piece reference backend's byte for byte. A limit no tiles hold, and tiles
 given that break the limit, are refused up front: exit status 2, the reason,
 nothing written.
 
+With --properties, the regions' sums are held within the limit too: a run
+whose sums it holds peaks within it and gives the reference backend's table;
+one whose sums pass it stops with the reason (exit 1), nothing written.
+
 Prints one line per failure, then "N runs within their limits, 0 failed".
 """
 
@@ -124,6 +128,41 @@ for name, connectivity, criterion, limits, extra in runs:
             fail("%s: the labels or table differ from the reference backend's" % what)
         else:
             passed += 1
+
+# With --properties the regions' sums grow with their count: they are kept
+# within the limit too. Binary noise at 4 (some 280 000 regions) under a
+# limit that holds its sums: the peak within it, the table the reference
+# backend's. Dots at 8 (a region every 4 pixels) under one that does not:
+# the run stops once past it, says so, and writes nothing (a table there
+# before stays as it was).
+PROPERTIES = "label,area,centroid,moments_central,perimeter,euler_number"
+if not sanitized:  # a sanitizer's shadow memory counts in the process's own
+    what = "noise at 4 with --properties under 800M"
+    status, _, err, _ = peak_of([glccl, "label", "noise.npy", "--backend", "reference", "--connectivity", "4",
+                                 "--properties", PROPERTIES, "--stats", "props_ref.csv"])
+    status, _, err, peak = peak_of([glccl, "label", "noise.npy", "--backend", "cpu", "--connectivity", "4",
+                                    "--memory-limit", "800M", "--tile", "512", "--properties", PROPERTIES,
+                                    "--stats", "props.csv", "--force"])
+    if status != 0:
+        fail("%s: exit status %d: %s" % (what, status, err.strip()))
+    elif peak > 800 * MIB + ALLOWANCE:
+        fail("%s: peak %.1f MiB past the limit" % (what, peak / MIB))
+    elif not filecmp.cmp("props.csv", "props_ref.csv", shallow=False):
+        fail("%s: the table differs from the reference backend's" % what)
+    else:
+        passed += 1
+with open("kept.csv", "w") as kept:
+    kept.write("there before\n")
+status, _, err, _ = peak_of([glccl, "label", "dots.npy", "--backend", "cpu", "--connectivity", "8", "--memory-limit",
+                             "128M", "--properties", PROPERTIES, "--stats", "kept.csv", "--labels", "kept.npy",
+                             "--force"])
+with open("kept.csv") as kept:
+    before = kept.read() == "there before\n"
+if status != 1 or "measuring the properties asked past the memory limit of 128 MiB" not in err or not before \
+        or os.path.exists("kept.npy"):
+    fail("dots at 8 with --properties under 128M: exit status %d, table kept %s, %r" % (status, before, err.strip()))
+else:
+    passed += 1
 
 # A limit no tiles hold, and given tiles past the limit: refused before
 # anything is labeled, with the reason, nothing written.

@@ -525,7 +525,7 @@ std::vector<std::pair<const char*, std::string>> writeOutputs(const OutputPaths&
         written.emplace_back("labels", paths.labels);
     }
     if (!paths.stats.empty()) {
-        if (properties) writeTextFile(paths.stats, propertyCsv(*properties), force);
+        if (properties) writePropertyCsv(paths.stats, *properties, force);
         else writeStatsCsv(paths.stats, labeling, force);
         written.emplace_back("stats", paths.stats);
     }

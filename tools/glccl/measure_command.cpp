@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -31,6 +32,7 @@
 #include "glccl/session.hpp"
 #include "glccl/tiled.hpp"
 #include "npy_format.hpp"
+#include "output_file.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -578,7 +580,11 @@ PropertyTable measureByEngine(Session& session, const Labeling& labeling, const 
                               options.properties, options.threads);
 }
 
-std::string propertyCsv(const PropertyTable& table) {
+namespace {
+
+// The table's CSV text, handed to `put` a piece of about `piece` bytes at a
+// time (the last one shorter).
+void propertyCsvPieces(const PropertyTable& table, std::size_t piece, const std::function<void(std::string_view)>& put) {
     std::string csv;
     for (std::size_t c = 0; c < table.columns.size(); ++c)
         csv += (c == 0 ? "" : ",") + csvField(table.columns[c].name);
@@ -594,8 +600,23 @@ std::string propertyCsv(const PropertyTable& table) {
             }
         }
         csv += '\n';
+        if (csv.size() >= piece) put(csv), csv.clear();
     }
+    put(csv);
+}
+
+}  // namespace
+
+std::string propertyCsv(const PropertyTable& table) {
+    std::string csv;
+    propertyCsvPieces(table, std::size_t(-1), [&](std::string_view text) { csv += text; });
     return csv;
+}
+
+void writePropertyCsv(const std::string& path, const PropertyTable& table, bool overwrite) {
+    glccl::detail::OutputFile file("glccl::writePropertyCsv(): ", path, overwrite);
+    propertyCsvPieces(table, std::size_t(1) << 20, [&](std::string_view text) { file.write(text); });
+    file.close();
 }
 
 // ------------------------------------------------------ streamed labels
@@ -608,15 +629,43 @@ constexpr std::uint64_t kAddBytes = std::uint64_t(32) << 20;
 // The margin PiecePlace asks for, in lines (planes).
 constexpr std::uint64_t kMargin = 2;
 
+// The process's resident memory of its own (not pages of files it maps,
+// such as a mapped .npy), from /proc/self/statm: resident less shared.
+std::uint64_t anonymousResidentBytes() {
+    std::FILE* statm = std::fopen("/proc/self/statm", "r");
+    if (statm == nullptr) return 0;
+    unsigned long long size = 0, resident = 0, shared = 0;
+    const bool read = std::fscanf(statm, "%llu %llu %llu", &size, &resident, &shared) == 3;
+    std::fclose(statm);
+    const long page = ::sysconf(_SC_PAGESIZE);
+    return read && page > 0 && resident > shared ? (resident - shared) * std::uint64_t(page) : 0;
+}
+
+// The bytes a measurement's totals hold (their arrays' capacity).
+std::uint64_t totalsBytes(const RegionTotals& t) {
+    std::uint64_t bytes = 0;
+    const auto add = [&](const auto& v) { bytes += std::uint64_t(v.capacity()) * sizeof(v[0]); };
+    add(t.labels), add(t.imageExtents), add(t.counts), add(t.boxMin), add(t.boxMax), add(t.moments);
+    add(t.perimeterClasses), add(t.croftonClasses), add(t.eulerTimes), add(t.intensitySum), add(t.intensitySquares);
+    add(t.intensitySumFloat), add(t.intensitySquaresFloat), add(t.intensityMin), add(t.intensityMax);
+    add(t.intensityMinBits), add(t.intensityMaxBits), add(t.intensityMinAt), add(t.intensityMaxAt);
+    add(t.weightedMoments), add(t.weightedMomentsFloat);
+    return bytes;
+}
+
 }  // namespace
 
 StreamedMeasurement::StreamedMeasurement(const Shape& whole, int labelBytes, const IntensityImage* intensity,
-                                         TermRequest request, int threads)
+                                         TermRequest request, int threads, std::uint64_t sumsLimit,
+                                         std::uint64_t processLimit)
     : whole_(whole),
       labelBytes_(std::size_t(labelBytes)),
       intensity_(intensity),
       request_(std::move(request)),
       threads_(threads),
+      sumsLimit_(sumsLimit),
+      processLimit_(processLimit),
+      pieceUnits_(sumsLimit != 0 ? 1 : 0),
       unitElements_(std::uint64_t(whole.width) * (whole.dimensions == 3 ? std::uint64_t(whole.height) : 1)),
       units_(std::uint64_t(whole.dimensions == 3 ? whole.depth : whole.height)) {}
 
@@ -636,8 +685,14 @@ void StreamedMeasurement::add(const void* labels, std::uint64_t lines) {
     received_ += elements;
     const std::uint64_t complete = received_ / unitElements_;
     // A piece as soon as the units after it that its margin takes are here:
-    // the labels held are what one add() brings and the margins.
-    if (complete >= measured_ + kMargin + 1) measure(complete - kMargin);
+    // the labels held are what one add() brings and the margins. With a
+    // limit on the sums, pieces of at most pieceUnits_ units, so that no
+    // piece's totals (which may hold a region an element) pass a quarter of
+    // it before they are counted.
+    while (complete >= measured_ + kMargin + 1) {
+        const std::uint64_t end = complete - kMargin;
+        measure(pieceUnits_ != 0 ? std::min(end, measured_ + pieceUnits_) : end);
+    }
 }
 
 void StreamedMeasurement::measure(std::uint64_t ownEnd) {
@@ -670,6 +725,26 @@ void StreamedMeasurement::measure(std::uint64_t ownEnd) {
         mergeTotals(runs_[runs_.size() - 2].first, runs_.back().first);
         runs_[runs_.size() - 2].second *= 2;
         runs_.pop_back();
+    }
+    if (sumsLimit_ != 0) {
+        std::uint64_t held = 0, regions = 0;
+        for (const auto& run : runs_) held += totalsBytes(run.first), regions += run.first.regions;
+        // The units of the next pieces: a region an element of them (and of
+        // their margins), at the most bytes a region the totals have held.
+        const std::uint64_t perRegion = std::max<std::uint64_t>(held / std::max<std::uint64_t>(regions, 1), 1);
+        regionBytes_ = std::max(regionBytes_, perRegion);
+        const std::uint64_t regionsAtMost = sumsLimit_ / 4 / regionBytes_;
+        pieceUnits_ = std::max<std::uint64_t>(regionsAtMost / unitElements_, 2 * kMargin + 1) - 2 * kMargin;
+        // The sums, and the whole process (the measuring's own tables
+        // besides the labeling's), after each piece.
+        const std::uint64_t process = processLimit_ != 0 ? anonymousResidentBytes() : 0;
+        if (held > sumsLimit_ || process > processLimit_)
+            throw Error("measuring the properties asked past the memory limit of " + exactSize(processLimit_) +
+                        ": after " + std::to_string(ownEnd) + " of " + std::to_string(units_) +
+                        (whole_.dimensions == 3 ? " planes" : " rows") + ", the sums of their " +
+                        std::to_string(regions) + " regions hold " + exactSize(held) + " (of the " +
+                        exactSize(sumsLimit_) + " kept for them) and the process " + exactSize(process) +
+                        "; raise --memory-limit, or ask fewer properties");
     }
     measured_ = ownEnd;
     // The margin the next piece takes stays, with any unit in part.
@@ -749,16 +824,15 @@ int runMeasure(const std::vector<std::string>& args) {
         }
     }();
     const double measureMilliseconds = millisecondsSince(measureStart);
-    const std::string csv = propertyCsv(table);
     if (command.stats.empty()) {
         line.clear();
-        std::cout << csv;
+        std::cout << propertyCsv(table);
         return 0;
     }
     step("measure: writing " + command.stats);
     {
         OutputTransaction transaction;
-        writeTextFile(command.stats, csv, command.force);
+        writePropertyCsv(command.stats, table, command.force);
         printOutputNotes("glccl", transaction.notes());
         pauseBeforeCommitForTests();
         transaction.commit();

@@ -102,15 +102,19 @@ public:
     // Labels of `whole`'s shape, unsigned of `labelBytes` (4 or 8);
     // `intensity` (nullptr: none; kept by the caller until finish()) of the
     // same shape.
+    // `sumsLimit` (0: none): the bytes the pieces' totals may hold, and
+    // `processLimit` the process's own resident memory, past either of which
+    // add() throws glccl::Error naming them (checked after each piece,
+    // pieces cut so that one's totals take at most a quarter of sumsLimit).
     StreamedMeasurement(const Shape& whole, int labelBytes, const IntensityImage* intensity, TermRequest request,
-                        int threads);
+                        int threads, std::uint64_t sumsLimit = 0, std::uint64_t processLimit = 0);
     // The next `lines` lines, width labels each.
     void add(const void* labels, std::uint64_t lines);
     // After the last line: the whole image's totals. Throws glccl::Error
     // when not every line came.
     RegionTotals finish();
     // The host memory it holds between pieces at most (labels; the totals
-    // grow with the regions and are not counted).
+    // grow with the regions: bounded by sumsLimit alone).
     static std::uint64_t heldBytes(const Shape& whole, int labelBytes);
 
 private:
@@ -121,6 +125,10 @@ private:
     const IntensityImage* intensity_;
     TermRequest request_;
     int threads_;
+    std::uint64_t sumsLimit_;
+    std::uint64_t processLimit_;
+    std::uint64_t pieceUnits_;           // the most units a piece takes (0: all that are here)
+    std::uint64_t regionBytes_ = 0;      // the most bytes a region's totals took so far
     std::uint64_t unitElements_;         // a line, or a plane of a volume
     std::uint64_t units_;                // lines, or planes
     std::vector<std::uint8_t> buffer_;   // units from bufferFirst_ on, and a unit in part
@@ -137,5 +145,8 @@ private:
 // integers as integers, reals as the shortest decimal that reads back to
 // the same double ("nan", "inf" and "-inf" as numpy writes them).
 std::string propertyCsv(const PropertyTable& table);
+// The same into `path` (an output of the open transaction), written a piece at
+// a time: a table of many regions is never whole as text in memory.
+void writePropertyCsv(const std::string& path, const PropertyTable& table, bool overwrite);
 
 }  // namespace glccl::tools

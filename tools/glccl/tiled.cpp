@@ -258,15 +258,15 @@ namespace {
 class MeasuringSink : public LabelSink {
 public:
     MeasuringSink(NpyLabelSink& out, const Shape& shape, LabelType labelType, const IntensityImage* intensity,
-                  TermRequest request, int threads)
+                  TermRequest request, int threads, std::uint64_t sumsLimit, std::uint64_t processLimit)
         : out_(out), shape_(shape), labelType_(labelType), intensity_(intensity), request_(std::move(request)),
-          threads_(threads) {}
+          threads_(threads), sumsLimit_(sumsLimit), processLimit_(processLimit) {}
     void begin(std::uint32_t width, std::uint32_t height, LabelType type, std::uint64_t count) override {
         begin(Shape::image(width, height), type, count);
     }
     void begin(const Shape& shape, LabelType type, std::uint64_t count) override {
         out_.begin(shape, type, count);
-        measurement_.emplace(shape, int(labelBytes(type)), intensity_, request_, threads_);
+        measurement_.emplace(shape, int(labelBytes(type)), intensity_, request_, threads_, sumsLimit_, processLimit_);
     }
     void writeRows(std::uint32_t y0, std::uint32_t rows, const void* labels) override {
         out_.writeRows(y0, rows, labels);
@@ -296,6 +296,7 @@ private:
     const IntensityImage* intensity_;
     TermRequest request_;
     int threads_;
+    std::uint64_t sumsLimit_, processLimit_;
     std::optional<StreamedMeasurement> measurement_;
     RegionTotals totals_;
 };
@@ -372,10 +373,21 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
     const std::size_t kept = command.json && !command.table ? 0 : 10;
     // With --properties, --stats is the properties' table, written below.
     NpyLabelSink sink(command.labels, measuring ? std::string() : command.stats, command.force, kept);
+    // The limit is the whole process's: what it holds already (code,
+    // libraries, a decoded input) is taken off it. With --properties, the
+    // regions' sums, which grow with their count, are kept within a third
+    // of what that leaves (a measurement whose sums pass it stops with the
+    // error that says so), and the tiles are planned in half of it: once
+    // the tiles are gone, the sums' last merges and the table made from
+    // them take about as much again as the sums.
+    const std::uint64_t inUse = residentMemoryBytes();
+    const std::uint64_t room = options.memoryLimit > inUse ? options.memoryLimit - inUse : 0;
+    const bool measuredWithin = measuring && options.memoryLimit != 0;
+    const std::uint64_t sumsLimit = measuredWithin ? std::max<std::uint64_t>(room / 3, 1) : 0;
     std::optional<MeasuringSink> measuringSink;
     if (measuring)
         measuringSink.emplace(sink, shape, options.labelType, intensity ? &*intensity : nullptr, request,
-                              options.label.threads);
+                              options.label.threads, sumsLimit, measuredWithin ? options.memoryLimit : 0);
     LabelSink& output = measuringSink ? static_cast<LabelSink&>(*measuringSink) : sink;
     // Where the run is: rewritten in place on a terminal; with --progress a
     // line a report in a log too.
@@ -387,21 +399,24 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
                     command.progress);
         return true;
     };
-    // The limit is the whole process's: what it holds already (code,
-    // libraries, a decoded input) is taken off it.
-    options.memoryInUse = residentMemoryBytes();
+    options.memoryInUse = inUse + (measuredWithin ? room / 2 : 0);
     const TiledResult run = [&] {
         try {
             return route ? session.labelTiled(*source, *route, options, output)
                          : session.labelTiled(*source, options, output);
         } catch (const MemoryLimitError& error) {
-            throw UsageError(error.what());  // no plan holds the limit: nothing ran
+            // No plan holds the limit: nothing ran.
+            throw UsageError(std::string(error.what()) +
+                             (measuredWithin ? " (with --properties, half of what the limit leaves, " +
+                                                   exactSize(room / 2) + ", is kept for the regions' sums and their "
+                                                   "table, and counted as held)"
+                                             : ""));
         }
     }();
     if (measuringSink)
-        writeTextFile(command.stats,
-                      propertyCsv(finalizeProperties(measuringSink->totals(), measuring->properties, options.label.threads)),
-                      command.force);
+        writePropertyCsv(command.stats,
+                         finalizeProperties(measuringSink->totals(), measuring->properties, options.label.threads),
+                         command.force);
     line.clear();
     printOutputNotes("glccl", transaction.notes());
     pauseBeforeCommitForTests();
