@@ -228,16 +228,27 @@ std::uint64_t physicalMemoryBytes() {
     return pages > 0 && page > 0 ? std::uint64_t(pages) * std::uint64_t(page) : 0;
 }
 
-std::uint64_t residentMemoryBytes() {
-    // statm: total program size, then resident pages.
+namespace {
+
+// /proc/self/statm's resident bytes, less its shared (file-backed) ones
+// with `ownOnly`; 0 when unknown.
+std::uint64_t statmBytes(bool ownOnly) {
+    // statm: total program size, then resident pages, then shared ones.
     std::FILE* statm = std::fopen("/proc/self/statm", "r");
     if (statm == nullptr) return 0;
-    unsigned long long size = 0, resident = 0;
-    const bool read = std::fscanf(statm, "%llu %llu", &size, &resident) == 2;
+    unsigned long long size = 0, resident = 0, shared = 0;
+    const bool read = std::fscanf(statm, "%llu %llu %llu", &size, &resident, &shared) == 3;
     std::fclose(statm);
     const long page = ::sysconf(_SC_PAGESIZE);
-    return read && page > 0 ? std::uint64_t(resident) * std::uint64_t(page) : 0;
+    if (!read || page <= 0) return 0;
+    const unsigned long long pages = ownOnly ? (resident > shared ? resident - shared : 0) : resident;
+    return std::uint64_t(pages) * std::uint64_t(page);
 }
+
+}  // namespace
+
+std::uint64_t residentMemoryBytes() { return statmBytes(false); }
+std::uint64_t anonymousResidentBytes() { return statmBytes(true); }
 
 namespace {
 

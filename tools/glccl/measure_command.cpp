@@ -629,18 +629,6 @@ constexpr std::uint64_t kAddBytes = std::uint64_t(32) << 20;
 // The margin PiecePlace asks for, in lines (planes).
 constexpr std::uint64_t kMargin = 2;
 
-// The process's resident memory of its own (not pages of files it maps,
-// such as a mapped .npy), from /proc/self/statm: resident less shared.
-std::uint64_t anonymousResidentBytes() {
-    std::FILE* statm = std::fopen("/proc/self/statm", "r");
-    if (statm == nullptr) return 0;
-    unsigned long long size = 0, resident = 0, shared = 0;
-    const bool read = std::fscanf(statm, "%llu %llu %llu", &size, &resident, &shared) == 3;
-    std::fclose(statm);
-    const long page = ::sysconf(_SC_PAGESIZE);
-    return read && page > 0 && resident > shared ? (resident - shared) * std::uint64_t(page) : 0;
-}
-
 // The bytes a measurement's totals hold (their arrays' capacity).
 std::uint64_t totalsBytes(const RegionTotals& t) {
     std::uint64_t bytes = 0;

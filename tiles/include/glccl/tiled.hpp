@@ -195,5 +195,8 @@ std::uint64_t physicalMemoryBytes();
 // Bytes of this process's resident memory now (/proc/self/statm), 0 when
 // unknown.
 std::uint64_t residentMemoryBytes();
+// The same less the pages of files it maps (a mapped .npy): the memory of
+// its own.
+std::uint64_t anonymousResidentBytes();
 
 }  // namespace glccl
