@@ -68,19 +68,17 @@ struct DoubleDouble {
 namespace dd_detail {
 // Error-free transformations: Knuth's two-sum, the fused multiply's product.
 // Past the finite doubles (an infinity or a NaN among the operands, or a
-// result that overflows) the error is 0 rather than the NaN its formula
-// gives: the pair is then the plain operation's result, an infinity or a
-// NaN as IEEE arithmetic (and numpy) has it, and stays so through later sums.
+// result that overflows) their error is a NaN: the pair's operations below
+// then keep the plain operation's result with an error of 0, an infinity or
+// a NaN as IEEE arithmetic (and numpy) has it, which later sums keep.
 inline void twoSum(double a, double b, double& s, double& e) {
     s = a + b;
     const double bb = s - a;
     e = (a - (s - bb)) + (b - bb);
-    if (!std::isfinite(s)) e = 0.0;
 }
 inline void twoProduct(double a, double b, double& p, double& e) {
     p = a * b;
     e = __builtin_fma(a, b, -p);
-    if (!std::isfinite(p)) e = 0.0;
 }
 // A float32 sample (24 bits of mantissa) times an integer below this
 // (29 bits) is a double exactly: its sum needs no error term.
@@ -90,6 +88,7 @@ constexpr std::uint64_t kFloat32ExactFactor = std::uint64_t(1) << 29;
 inline DoubleDouble& DoubleDouble::operator+=(const DoubleDouble& o) {
     double s, e, t, f, h;
     dd_detail::twoSum(hi, o.hi, s, e);
+    if (!std::isfinite(s)) return *this = DoubleDouble(s);
     dd_detail::twoSum(lo, o.lo, t, f);
     e += t;
     dd_detail::twoSum(s, e, h, e);
@@ -100,13 +99,14 @@ inline DoubleDouble& DoubleDouble::operator+=(const DoubleDouble& o) {
 inline DoubleDouble& DoubleDouble::addDouble(double v) {
     double s, e;
     dd_detail::twoSum(hi, v, s, e);
+    if (!std::isfinite(s)) return *this = DoubleDouble(s);
     e += lo;
     dd_detail::twoSum(s, e, hi, lo);
     return *this;
 }
 inline DoubleDouble& DoubleDouble::addProduct(double a, double b) {
     // A product's pair from twoProduct is normalized already: the sum of
-    // it is operator+='s.
+    // it is operator+='s (an infinite product's NaN error left there).
     double p, e;
     dd_detail::twoProduct(a, b, p, e);
     return *this += DoubleDouble(p, e);
