@@ -293,8 +293,8 @@ bool hasPackedRows(const DeviceView& view, int planes) {
     return packedPixels && view.strides[0] >= view.shape[1] * planes * item;
 }
 
-// Whether two device arrays may share memory: the ranges of bytes their
-// elements span intersect (numpy's may_share_memory, on device pointers).
+}  // namespace
+
 bool mayShareMemory(const DeviceView& a, const DeviceView& b) {
     const auto range = [](const DeviceView& view) {
         std::uintptr_t first = view.data, end = view.data;
@@ -310,6 +310,8 @@ bool mayShareMemory(const DeviceView& a, const DeviceView& b) {
     const auto [bFirst, bEnd] = range(b);
     return aFirst < aEnd && bFirst < bEnd && aFirst < bEnd && bFirst < aEnd;
 }
+
+namespace {
 
 // A C-ordered copy of a device array in memory of its own (CuPy's copy(),
 // torch's clone()), even where the array is C-ordered already.

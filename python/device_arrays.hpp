@@ -108,6 +108,10 @@ struct DeviceView {
 // rest through __cuda_array_interface__. `what` names the array in errors.
 DeviceView readDeviceArray(const py::handle& object, const std::string& what, const std::string& where);
 
+// Whether two device arrays may share memory: the ranges of bytes their
+// elements span intersect (numpy's may_share_memory, on device pointers).
+bool mayShareMemory(const DeviceView& a, const DeviceView& b);
+
 // Whether the view's elements lie in C order with nothing between them
 // (axes of extent 1 may have any stride; an empty array always does).
 bool isCContiguous(const DeviceView& view);

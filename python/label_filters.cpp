@@ -46,8 +46,15 @@ py::tuple relabelDevice(const py::handle&) { refuseDeviceArrays("glccl.relabel()
 py::tuple removeSmallDevice(const py::handle&, std::uint64_t, bool) { refuseDeviceArrays("glccl.remove_small()"); }
 py::tuple keepLargestDevice(const py::handle&, std::uint64_t, bool) { refuseDeviceArrays("glccl.keep_largest()"); }
 py::tuple boxesDevice(const py::handle&, std::int64_t) { refuseDeviceArrays("glccl.find_objects()"); }
+// No device array is taken here: the call that takes them says so.
+bool devicesOverlap(const py::handle&, const py::handle&) { return false; }
 
 #else
+
+bool devicesOverlap(const py::handle& a, const py::handle& b) {
+    const std::string where = "glccl.devices_overlap()";
+    return mayShareMemory(readDeviceArray(a, "the first array", where), readDeviceArray(b, "the second array", where));
+}
 
 // numpy's name of an array-interface typestr: "<i4" -> "int32", "|b1" -> "bool".
 std::string dtypeOfTypestr(const std::string& typestr) {
@@ -225,6 +232,8 @@ void bindLabelFilters(py::module_& module) {
     module.def("is_device_array", [](const py::handle& object) { return isDeviceArray(object); },
                py::arg("array"), "Whether the array is in CUDA device memory (__cuda_array_interface__, or a CUDA "
                "DLPack producer): what glccl's helpers hand to the device_* entries.");
+    module.def("devices_overlap", &devicesOverlap, py::arg("a"), py::arg("b"),
+               "Whether two device arrays may share memory (numpy's may_share_memory, on device pointers).");
     module.def("device_relabel", &relabelDevice, py::arg("labels"),
                "glccl.relabel() on a device array: (labels, m), see help(glccl.relabel).");
     module.def("device_remove_small", &removeSmallDevice, py::arg("labels"), py::arg("min_size"), py::arg("relabel"),

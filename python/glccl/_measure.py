@@ -146,30 +146,13 @@ def device_dtype(array):
     return np.dtype(array.__cuda_array_interface__["typestr"])
 
 
-def _device_span(array):
-    """The bytes [first, past) a device array's elements lie in, from its
-    __cuda_array_interface__, or None where it offers none."""
-    interface = getattr(array, "__cuda_array_interface__", None)
-    if interface is None:
-        return None
-    start, shape = interface["data"][0], interface["shape"]
-    itemsize = np.dtype(interface["typestr"]).itemsize
-    if any(side == 0 for side in shape):
-        return start, start
-    strides = interface.get("strides") or [itemsize * int(np.prod(shape[k + 1:])) for k in range(len(shape))]
-    low = sum(stride * (side - 1) for stride, side in zip(strides, shape) if stride < 0)
-    high = sum(stride * (side - 1) for stride, side in zip(strides, shape) if stride > 0)
-    return start + low, start + high + itemsize
-
-
 def unaliased_intensity(intensity_image, out):
     """intensity_image, or a copy of it where out (the labels' array, filled
     before the measuring reads the intensity) may share its memory."""
     if intensity_image is None or out is None:
         return intensity_image
     if on_device(intensity_image) or on_device(out):
-        a, b = _device_span(intensity_image), _device_span(out)
-        if a is None or b is None or a[0] >= b[1] or b[0] >= a[1]:
+        if not (on_device(intensity_image) and on_device(out) and _glccl.devices_overlap(intensity_image, out)):
             return intensity_image
         return intensity_image.clone() if hasattr(intensity_image, "clone") else intensity_image.copy()
     if isinstance(out, np.ndarray) and np.may_share_memory(out, np.asarray(intensity_image)):

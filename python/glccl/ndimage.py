@@ -257,15 +257,15 @@ def _index_keys(index, signed):
     """The labels index names, as the one pass takes them: (keys, asked,
     shape), keys int64 (signed labels) or uint64 (unsigned), asked a mask of
     index.flat of the labels such labels can hold (None: all); None where
-    index holds fractional or non-finite numbers (scipy truncates them or
-    not by the labels' values) or no numbers at all."""
+    index (finite: _finite_index's) holds fractional numbers (scipy
+    truncates them or not by the labels' values) or no numbers at all."""
     wanted = np.asanyarray(index)
     shape = wanted.shape
     flat = wanted.ravel()
     if flat.dtype == bool:
         flat = flat.astype(np.int64)
     elif flat.dtype.kind == "f":
-        if flat.size and not (np.all(np.isfinite(flat)) and np.all(flat == np.trunc(flat))):
+        if flat.size and not np.all(flat == np.trunc(flat)):
             return None
         low, high = (float(flat.min()), float(flat.max())) if flat.size else (0.0, 0.0)
         if low >= 0 and high < 2.0 ** 64:
