@@ -276,6 +276,48 @@ TEST_CASE("route: a Session that makes no context labels with cpu and auto, and 
     CHECK_FALSE(labeler.hasContext());
 }
 
+TEST_CASE("route: a Session refuses what no route takes, measuring and threads past the most, on every backend",
+          "[route][offscreen]") {
+    Session::Options sessionOptions;
+    sessionOptions.noContext = "no GL in this test";
+    Session labeler(sessionOptions);
+    const Image image = generateFamily("noise50", 64, 48, 3);
+    for (Backend backend : {Backend::Auto, Backend::Cpu, Backend::Reference}) {
+        INFO(backendName(backend));
+        LabelOptions measuring = withBackend(backend);
+        measuring.measure.properties = {"area"};
+        CHECK_THROWS_WITH(labeler.label(image, measuring), Catch::Contains("LabelOptions::measure is measured by"));
+        for (int threads : {-1, kMostThreads + 1}) {
+            LabelOptions many = withBackend(backend);
+            many.threads = threads;
+            CHECK_THROWS_WITH(labeler.label(image, many), Catch::Contains("LabelOptions::threads is 0"));
+        }
+    }
+}
+
+TEST_CASE("route: a Session's measureTerms refuses an intensity or labels of another shape than its labeling's",
+          "[route][offscreen]") {
+    Session labeler;
+    const Image image = generateFamily("noise50", 64, 48, 3);
+    const std::vector<std::uint8_t> small(16, 1);
+    IntensitySamples intensity;
+    intensity.shape = Shape::image(4, 4);
+    intensity.data = small.data();
+    intensity.bytes = 1;
+    const TermRequest request = termsFor({"intensity_mean"}, 2, 1);
+    for (Backend backend : {Backend::Cpu, Backend::Compute, Backend::Raster}) {
+        if (!labeler.whyUnavailable(backend).empty()) continue;
+        INFO(backendName(backend));
+        const Labeling labeling = labeler.label(image, withBackend(backend));
+        const LabelSamples labels{labeling.shape(), labeling.labels.data(), 4, false};
+        CHECK_THROWS_WITH(labeler.measureTerms(request, &intensity, labels, labeling.components),
+                          Catch::Contains("the intensity image's shape differs"));
+        const LabelSamples fewer{Shape::image(4, 4), labeling.labels.data(), 4, false};
+        CHECK_THROWS_WITH(labeler.measureTerms(request, &intensity, fewer, labeling.components),
+                          Catch::Contains("the labels' shape differs"));
+    }
+}
+
 TEST_CASE("route: the cpu engine and the reference make no GL context, and auto makes none for a small image",
           "[route][offscreen]") {
     Session labeler;

@@ -501,6 +501,86 @@ TEST_CASE("measure: mistakes are errors that say what is wrong", "[measure]") {
     REQUIRE_THROWS_WITH(glccl::measureRegions(samplesOf(labels, s.shape), nullptr, options), Catch::Contains("spacing has 1"));
 }
 
+TEST_CASE("measure: a caller's mistakes through the C++ API are errors, not reads past its arrays", "[measure]") {
+    // Two channels without intensityChannelAxis: a column per channel, each
+    // the mean of its channel's samples (not the samples of other regions).
+    const std::vector<std::uint32_t> four = {1, 2, 3, 4};
+    const std::vector<std::uint8_t> rgb = {10, 200, 20, 201, 30, 202, 40, 203};
+    IntensitySamples two;
+    two.shape = Shape::image(4, 1);
+    two.channels = 2;
+    two.data = rgb.data();
+    two.bytes = 1;
+    MeasureOptions options;
+    options.properties.properties = {"label", "intensity_mean"};
+    const PropertyTable table = glccl::measureRegions(samplesOf(four, two.shape), &two, options);
+    REQUIRE(table.rows == 4);
+    for (std::size_t r = 0; r < 4; ++r) {
+        CHECK(table.find("intensity_mean-0")->reals[r] == double(rgb[2 * r]));
+        CHECK(table.find("intensity_mean-1")->reals[r] == double(rgb[2 * r + 1]));
+    }
+
+    // Labels past the table handed with them: refused, never an index past it.
+    std::vector<std::uint32_t> many(64 * 64);
+    for (std::size_t i = 0; i < many.size(); ++i) many[i] = std::uint32_t(1 + i);
+    std::vector<glccl::Component> one(1);
+    one[0].area = 1;
+    options.properties.properties = {"label", "area", "moments_central", "perimeter", "euler_number"};
+    REQUIRE_THROWS_WITH(glccl::measureComponents(samplesOf(many, Shape::image(64, 64)), one, nullptr, options),
+                        Catch::Contains("past the table's 1 components"));
+
+    // Totals that lack a property's terms: an error naming the property.
+    const std::vector<std::uint32_t> labels = {0, 1, 1, 2};
+    const glccl::RegionTotals areas = glccl::measureTerms(samplesOf(labels, Shape::image(2, 2)), nullptr,
+                                                   glccl::termsFor({"area"}, 2, 0), 1);
+    for (const char* name : {"perimeter", "perimeter_crofton", "euler_number", "centroid", "moments", "orientation"}) {
+        glccl::PropertyOptions asked;
+        asked.properties = {name};
+        REQUIRE_THROWS_WITH(glccl::finalizeProperties(areas, asked), Catch::Contains("no terms of '" + std::string(name) + "'"));
+    }
+    glccl::RegionTotals cut = glccl::measureTerms(samplesOf(labels, Shape::image(2, 2)), nullptr,
+                                           glccl::termsFor({"centroid"}, 2, 0), 1);
+    cut.moments.pop_back();
+    glccl::PropertyOptions centroid;
+    centroid.properties = {"centroid"};
+    REQUIRE_THROWS_WITH(glccl::finalizeProperties(cut, centroid), Catch::Contains("sizes"));
+
+    // A 2-D shape deeper than one slice, and threads past the most.
+    Shape deep = Shape::image(2, 2);
+    deep.depth = 2;
+    const std::vector<std::uint32_t> eight = {1, 1, 1, 1, 2, 2, 2, 2};
+    options.properties.properties = {"area"};
+    REQUIRE_THROWS_WITH(glccl::measureRegions(samplesOf(eight, deep), nullptr, options), Catch::Contains("depth 1"));
+    options.threads = glccl::kMostThreads + 1;
+    REQUIRE_THROWS_WITH(glccl::measureRegions(samplesOf(labels, Shape::image(2, 2)), nullptr, options), Catch::Contains("threads"));
+    options.threads = -1;
+    REQUIRE_THROWS_WITH(glccl::measureRegions(samplesOf(labels, Shape::image(2, 2)), nullptr, options), Catch::Contains("threads"));
+}
+
+TEST_CASE("measure: a flat region of a volume has no minor axis, as in exact arithmetic", "[measure]") {
+    // Regions in one plane, axis-aligned and not: the least variance is 0
+    // exactly, so axis_minor_length is 0, where -e0 + e1 + e2 of the
+    // inertia tensor's eigenvalues cancels to rounding noise.
+    for (int plane = 0; plane < 3; ++plane) {
+        const std::int64_t side = 9;
+        std::vector<std::uint32_t> labels(std::size_t(side * side * side), 0);
+        std::mt19937 random(std::uint32_t(7 + plane));
+        for (std::int64_t z = 0; z < side; ++z)
+            for (std::int64_t y = 0; y < side; ++y)
+                for (std::int64_t x = 0; x < side; ++x) {
+                    const std::int64_t c[3] = {x, y, z};
+                    const bool inPlane = plane < 2 ? c[plane] == 4 : x + y == 8;  // x = 4, y = 4, or a diagonal plane
+                    if (inPlane && random() % 3 != 0) labels[std::size_t((z * side + y) * side + x)] = 1;
+                }
+        MeasureOptions options;
+        options.properties.properties = {"axis_minor_length", "axis_major_length"};
+        const PropertyTable table = glccl::measureRegions(samplesOf(labels, Shape::volume(side, side, side)), nullptr, options);
+        REQUIRE(table.rows == 1);
+        CHECK(table.find("axis_minor_length")->reals[0] == 0.0);
+        CHECK(table.find("axis_major_length")->reals[0] > 1.0);
+    }
+}
+
 namespace {
 
 // A list's totals made here, one element after another: counts, exact sums

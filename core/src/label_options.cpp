@@ -4,6 +4,10 @@
 
 namespace glccl {
 
+const char* const kMeasuredByLabelerAlone =
+    "LabelOptions::measure is measured by Labeler::label(texture, options) alone; through a route "
+    "(OffscreenLabeler, Session, tiles) measure the labels with measureTerms() and finalizeProperties()";
+
 LabelOptions neighbourhoodOptions(LabelOptions options, const Neighbourhood& neighbourhood) {
     if (neighbourhood.isNamed()) {
         options.connectivity = neighbourhood.named();

@@ -58,6 +58,11 @@ struct RegionIndex {
     bool background = false;
     std::vector<std::int64_t> table;      // Dense: by label value
     std::vector<std::uint64_t> sorted;    // Sparse: the present labels
+    // Consecutive labels of a caller's table of `most` regions, or null:
+    // labels past it are no region, and set *past (a pass of their own
+    // would read every label once more).
+    std::atomic<bool>* past = nullptr;
+    std::uint64_t most = 0;
 
     // Row `flatRow` of labels `in` as region indices of type Id (32-bit
     // ones only where the regions fit them).
@@ -69,7 +74,20 @@ struct RegionIndex {
             // one subtraction, no branch (noise's labels change at random).
             static_assert(kNoRegion == -1);
             const Id shift = background ? 0 : 1;
-            for (std::int64_t x = 0; x < w; ++x) out[x] = Id(in[x]) - shift;
+            if (!past) {
+                for (std::int64_t x = 0; x < w; ++x) out[x] = Id(in[x]) - shift;
+                break;
+            }
+            std::uint64_t over = 0;
+            for (std::int64_t x = 0; x < w; ++x) {
+                over |= std::uint64_t(std::uint64_t(in[x]) > most);
+                out[x] = Id(in[x]) - shift;
+            }
+            if (over) {
+                for (std::int64_t x = 0; x < w; ++x)
+                    if (std::uint64_t(in[x]) > most) out[x] = Id(kNoRegion);
+                past->store(true, std::memory_order_relaxed);
+            }
             break;
         }
         case Mode::Dense:
@@ -95,6 +113,8 @@ struct RegionIndex {
 
 void checkShape(const Shape& shape) {
     if (shape.dimensions != 2 && shape.dimensions != 3) throw Error(where() + "regions are measured in 2-D and 3-D images");
+    if (shape.dimensions == 2 && shape.depth != 1)
+        throw Error(where() + "a 2-D shape has depth 1, not " + std::to_string(shape.depth) + " (Shape::volume for a volume)");
     for (int a = 0; a < shape.dimensions; ++a)
         if (shape.extent(a) <= 0 || shape.extent(a) > (std::int64_t(1) << 24))
             throw Error(where() + "every side must be 1 to 2^24 elements, not " + std::to_string(shape.extent(a)));
@@ -277,7 +297,10 @@ private:
 };
 
 int teamSize(int threads, const Grid& g) {
-    if (threads <= 0) threads = cpu::defaultThreads();
+    if (threads < 0 || threads > kMostThreads)
+        throw Error(where() + "threads are 0 (every core this process may run on) or 1.." + std::to_string(kMostThreads) +
+                    ", not " + std::to_string(threads));
+    if (threads == 0) threads = cpu::defaultThreads();
     return int(std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(threads), g.chunks)));
 }
 
@@ -525,7 +548,9 @@ std::optional<ByValue> countsByValue(const Grid& g, const Owned& owned, std::siz
 // below `limit` rounded down to a power of 2 in a whole image: the regions'
 // counts and boxes gathered with their terms, which are summed from the
 // image's origin and moved to the boxes' corners after. Nothing where a
-// label is negative or past that (the workers stop at the first such row).
+// label is negative or past that (the workers stop at the first such row),
+// or where the chunks' slots, every region's in every chunk it crosses, grow
+// past what gatherTerms holds.
 template <class T>
 std::optional<RegionTotals> totalsInOnePass(const Grid& g, const Owned& owned, const TermRequest& q, std::size_t limit,
                                             bool backgroundIsRegion, const T* data, const IntensitySamples* intensity,
@@ -782,6 +807,9 @@ RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector
     Boxes boxes{std::move(table.counts), std::move(table.boxMin), std::move(table.boxMax)};
     std::vector<std::uint64_t> labelValues = std::move(table.labels);
     RegionIndex index;  // Consecutive: labels 1..n
+    std::atomic<bool> past{false};
+    index.past = &past;
+    index.most = n;
     auto fillInto = [&](std::int64_t flatRow, auto* out) {
         if (labels.bytes == 4) index.fill(static_cast<const std::uint32_t*>(labels.data) + flatRow * g.w, g.w, out);
         else index.fill(static_cast<const std::uint64_t*>(labels.data) + flatRow * g.w, g.w, out);
@@ -792,8 +820,12 @@ RegionTotals measureComponentTerms(const LabelSamples& labels, const std::vector
     owned.end = {g.w, g.h, g.d};
     const RowFill32* narrow = n < kRegions32 ? &fill32 : nullptr;
     const bool asBits = labels.foregroundConnected && labels.bytes == 4 && shape.dimensions == 2;
-    return totalsOf(g, owned, request, std::move(boxes), std::move(labelValues), fill, narrow, intensity, pool, threads, shape,
-                    nullptr, asBits ? &labels : nullptr);
+    RegionTotals totals = totalsOf(g, owned, request, std::move(boxes), std::move(labelValues), fill, narrow, intensity, pool,
+                                   threads, shape, nullptr, asBits ? &labels : nullptr);
+    if (past.load(std::memory_order_relaxed))
+        throw Error("glccl::measureComponentTerms(): a label is past the table's " + std::to_string(n) +
+                    " components (labels 1..n measure the table's n components)");
+    return totals;
 }
 
 PropertyTable measureComponents(const LabelSamples& labels, const std::vector<Component>& components,

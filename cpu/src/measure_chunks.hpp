@@ -1103,6 +1103,13 @@ struct Slots {
     std::vector<DoubleDouble> weightedF;
 
     std::size_t size() const { return region.size(); }
+    // The bytes its arrays hold.
+    std::size_t bytes() const {
+        auto of = [](const auto& v) { return v.capacity() * sizeof(v[0]); };
+        return of(region) + of(count) + of(boxMin) + of(boxMax) + of(moments) + of(perimeter) + of(crofton) + of(euler) +
+               of(sum) + of(squares) + of(sumF) + of(squaresF) + of(minI) + of(maxI) + of(minF) + of(maxF) + of(minAt) +
+               of(maxAt) + of(seen) + of(weighted) + of(weightedF);
+    }
     void clear() {
         region.clear();
         count.clear(); boxMin.clear(); boxMax.clear();
@@ -1365,7 +1372,8 @@ struct Pass {
     // not measured), each below `ids`; coordinates are summed from the
     // image's origin and moved to each box's corner once the boxes are
     // known. A chunk's worker stops where `abandon` is set (a label past
-    // `ids`: the caller measures another way).
+    // `ids`, or the chunks' slots past kHeldSlotBytes: the caller measures
+    // another way).
     bool onePass = false;
     // The region of the most elements (kNoRegion: none chosen), whose runs
     // of a dense row are measured at once from the row's bits
@@ -1374,7 +1382,7 @@ struct Pass {
     std::int64_t dominant = kNoRegion;
     std::size_t ids = 0;
     std::int64_t labelShift = 0;
-    const std::atomic<bool>* abandon = nullptr;
+    std::atomic<bool>* abandon = nullptr;
     // The 32-bit labels 1..n of a whole 2-D image labeled binary in
     // 8-connectivity (LabelSamples::foregroundConnected), or null: their
     // rows are read as words of bits (ForegroundRows) and each run's label
@@ -2444,6 +2452,9 @@ struct KeptTables {
     }
 };
 
+// The most bytes of spanning slots gatherTerms holds before it adds them up.
+constexpr std::size_t kHeldSlotBytes = std::size_t(1) << 28;
+
 // Pass 3 over every chunk on `threads` workers, into `totals` (whose
 // arrays it sizes; in one pass, the regions' labels, counts and boxes too).
 template <class Acc, class In>
@@ -2480,6 +2491,17 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
     std::vector<char> ready(static_cast<std::size_t>(threads), 0);
     const std::size_t tableRegions = pass.onePass ? pass.ids : n;
     std::vector<Slots<Acc>> spanning(g.chunks);
+    // The spanning slots held past kHeldSlotBytes (labels that cross every
+    // chunk, each chunk holding a slot of each) are added to the totals a
+    // prefix of chunks at a time, so that they take memory as the regions
+    // do, not as the regions times the chunks. A region's slots are still
+    // added in chunk order, whoever adds them and when, so the totals are
+    // the same. In one pass the regions are not known yet: the pass is
+    // abandoned, and the caller measures in passes.
+    std::mutex heldMutex;
+    std::size_t heldBytes = 0;
+    std::size_t added = 0;  // chunks [0, added) are in the totals
+    std::vector<char> gathered(g.chunks, 0);
     pool.run(g.chunks, threads, [&](std::size_t chunk, int worker) {
         if (pass.abandon && pass.abandon->load(std::memory_order_relaxed)) return;
         std::unique_ptr<ChunkTable<Acc>>& made = tables[std::size_t(worker)];
@@ -2527,6 +2549,22 @@ void gatherTerms(const Pass& pass, const In& in, detail::ThreadPool& pool, int t
         }
         keep.reserve(kept.size());
         for (std::size_t s : kept) keep.append(table.slots, s);
+        std::lock_guard<std::mutex> lock(heldMutex);
+        heldBytes += keep.bytes();
+        gathered[chunk] = 1;
+        if (heldBytes <= kHeldSlotBytes) return;
+        if (pass.onePass) {
+            if (pass.abandon) pass.abandon->store(true, std::memory_order_relaxed);
+            return;
+        }
+        // Regions alone in a chunk, which that chunk's worker adds, are
+        // none of these.
+        for (; added < g.chunks && gathered[added]; ++added) {
+            Slots<Acc>& slots = spanning[added];
+            for (std::size_t s = 0; s < slots.size(); ++s) addTo(totals, seen, std::size_t(slots.region[s]), slots, s);
+            heldBytes -= slots.bytes();
+            slots = Slots<Acc>();
+        }
     });
     // Tables whose index and slots hold more than KeptTables keeps are
     // given back (a measurement of millions of regions keeps nothing).

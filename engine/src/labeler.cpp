@@ -383,12 +383,7 @@ std::uint32_t Labeler::label(unsigned texture, const Route& route, const LabelOp
         GLenum target = GL_TEXTURE_2D;
         const InputDescription described = impl_->describe(texture, target);
         if (route.backend == Backend::Auto) throw Error("a route names a backend, not auto");
-        // Said, not skipped: a caller who set it would otherwise get an
-        // empty properties() and no word why.
-        if (!options.measure.properties.empty())
-            throw Error("LabelOptions::measure is measured by label(texture, options) alone; through a route "
-                        "(OffscreenLabeler, Session, tiles) measure the labels with measureTerms() and "
-                        "finalizeProperties()");
+        if (!options.measure.properties.empty()) throw Error(kMeasuredByLabelerAlone);
         const std::string why = whyRefused(route.engine, described, options);
         if (!why.empty()) throw Error(why);
         return impl_->run(texture, target, described, route, options);

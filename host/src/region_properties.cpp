@@ -516,6 +516,35 @@ public:
         return eigen_;
     }
 
+    // 3-D: the smallest eigenvalue of the central second moments over mu0,
+    // the region's variance along its least axis (-e0 + e1 + e2 of the
+    // inertia tensor's eigenvalues is twice it, a sum that cancels to
+    // rounding noise of the largest's size where the region is flat). From
+    // the moments' invariants in double-double instead: the largest
+    // eigenvalue c (well conditioned: the trace less the tensor's smallest),
+    // the determinant (c times the product of the other two) and the sum of
+    // the principal minors (c times their sum, plus their product), so that
+    // a flat region's, whose determinant is 0, is 0.
+    double leastVariance() {
+        const std::vector<DoubleDouble>& mu = central(2);
+        auto at = [&](int a, int b) {
+            int p[3] = {0, 0, 0};
+            ++p[a];
+            ++p[b];
+            return mu[std::size_t(cubeIndex(p, 3))];
+        };
+        const DoubleDouble xx = at(0, 0), yy = at(1, 1), zz = at(2, 2), xy = at(0, 1), xz = at(0, 2), yz = at(1, 2);
+        const DoubleDouble det = xx * (yy * zz - yz * yz) - xy * (xy * zz - yz * xz) + xz * (xy * yz - yy * xz);
+        const DoubleDouble minors = xx * yy - xy * xy + xx * zz - xz * xz + yy * zz - yz * yz;
+        const double mu0 = mu[0].value();
+        const double largest = (xx + yy + zz).value() - eigenvalues()[2] * mu0;
+        if (!(largest > 0)) return 0.0;
+        const double product = det.value() / largest;                 // of the two smaller
+        const double sum = (minors.value() - product) / largest;      // of the two smaller
+        const double middle = 0.5 * (sum + std::sqrt(std::max(sum * sum - 4 * product, 0.0)));
+        return middle > 0 ? std::max(product / middle, 0.0) / mu0 : 0.0;
+    }
+
 private:
     // Where each exponent tuple of exps lies in the cube (cubeIndex of its
     // numpy powers).
@@ -792,7 +821,8 @@ std::array<double, 7> huOf(const std::vector<double>& nu) {
 double axisLength(RegionMeasure& r, bool major) {
     const auto& e = r.eigenvalues();
     if (r.dims() == 2) return 4 * std::sqrt(major ? e[0] : e[1]);
-    return std::sqrt(std::max(0.0, 10 * (major ? e[0] + e[1] - e[2] : -e[0] + e[1] + e[2])));
+    if (!major) return std::sqrt(20 * r.leastVariance());
+    return std::sqrt(std::max(0.0, 10 * (e[0] + e[1] - e[2])));
 }
 
 // The centroid of centre c (RegionMeasure::centreOf) along each axis, in the
@@ -843,8 +873,9 @@ std::vector<int> cubeShape(const TermRequest& q) { return std::vector<int>(std::
 std::vector<int> tensorShape(const TermRequest& q) { return {q.dimensions, q.dimensions}; }
 std::vector<int> huShape(const TermRequest&) { return {7}; }
 // Intensity properties gain a last index, the channel, where the intensity has a channel axis.
+// Several channels always have one (their values would not fit a column).
 std::vector<int> withChannel(std::vector<int> shape, const TermRequest& q) {
-    if (q.intensityChannelAxis) shape.push_back(q.channels);
+    if (q.intensityChannelAxis || q.channels > 1) shape.push_back(q.channels);
     return shape;
 }
 std::vector<int> channelShape(const TermRequest& q) { return withChannel({}, q); }
@@ -1107,9 +1138,58 @@ const PropertyColumn* PropertyTable::find(const std::string& name) const {
     return nullptr;
 }
 
+namespace {
+
+// Throws unless `totals` holds what property `name`'s finalizer reads: the
+// terms it needs in its request, and arrays of the sizes the request gives.
+void checkTermsFor(const std::string& name, const PropertyDeclaration& d, const RegionTotals& totals) {
+    const TermRequest& q = totals.request;
+    TermRequest need;
+    need.dimensions = q.dimensions;
+    need.channels = q.channels;
+    d.addTerms(need);
+    // Levels 1 to 3 are the tuples of total order up to the level, 4 every
+    // tuple of exponents up to 3: each holds the ones below it.
+    const bool held = need.momentLevel <= q.momentLevel && need.weightedMomentLevel <= q.weightedMomentLevel &&
+                      (!need.perimeter || q.perimeter) && (!need.crofton || q.crofton) && (!need.euler || q.euler) &&
+                      (!need.intensitySums || q.intensitySums) && (!need.intensityExtrema || q.intensityExtrema) &&
+                      (!need.intensityPositions || q.intensityPositions) && (!d.needsIntensity || q.channels > 0);
+    if (!held)
+        throw Error("glccl::finalizeProperties(): the totals hold no terms of '" + name +
+                    "': gather them with a request that names it (termsFor)");
+}
+
+void checkTotalSizes(const RegionTotals& t) {
+    const TermRequest& q = t.request;
+    const std::size_t n = t.regions, channels = std::size_t(std::max(q.channels, 0));
+    const bool floats = q.intensityKind == SampleKind::Float;
+    const std::size_t moments = q.momentLevel > 0 ? TermRequest::exponents(q.momentLevel, q.dimensions).size() : 0;
+    const std::size_t weighted = q.weightedMomentLevel > 0 ? TermRequest::exponents(q.weightedMomentLevel, q.dimensions).size() : 0;
+    auto sized = [&](std::size_t size, bool asked, std::size_t width) { return !asked || size == n * width; };
+    const bool ok = t.labels.size() == n && t.counts.size() == n && t.boxMin.size() == n && t.boxMax.size() == n &&
+                    sized(t.moments.size(), moments > 0, moments) && sized(t.perimeterClasses.size(), q.perimeter, 3) &&
+                    sized(t.croftonClasses.size(), q.crofton, 5) && sized(t.eulerTimes.size(), q.euler, 1) &&
+                    sized(floats ? t.intensitySumFloat.size() : t.intensitySum.size(), q.intensitySums, channels) &&
+                    sized(floats ? t.intensitySquaresFloat.size() : t.intensitySquares.size(), q.intensitySums, channels) &&
+                    sized(t.intensityMin.size(), q.intensityExtrema, channels) &&
+                    sized(t.intensityMax.size(), q.intensityExtrema, channels) &&
+                    sized(t.intensityMinBits.size(), q.intensityExtrema, channels) &&
+                    sized(t.intensityMaxBits.size(), q.intensityExtrema, channels) &&
+                    sized(t.intensityMinAt.size(), q.intensityExtrema && q.intensityPositions, channels) &&
+                    sized(t.intensityMaxAt.size(), q.intensityExtrema && q.intensityPositions, channels) &&
+                    sized(floats ? t.weightedMomentsFloat.size() : t.weightedMoments.size(), weighted > 0, channels * weighted);
+    if (!ok)
+        throw Error("glccl::finalizeProperties(): the totals' arrays do not have the sizes their request and " +
+                    std::to_string(n) + " regions give");
+}
+
+}  // namespace
+
 PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptions& options, int threads) {
     const TermRequest& q = totals.request;
     const int dims = q.dimensions;
+    if (dims != 2 && dims != 3) throw Error("glccl::finalizeProperties(): totals of a " + std::to_string(dims) + "-D image");
+    checkTotalSizes(totals);
     std::vector<double> spacing = options.spacing;
     if (spacing.empty()) spacing.assign(std::size_t(dims), 1.0);
     if (int(spacing.size()) != dims)
@@ -1135,6 +1215,9 @@ PropertyTable finalizeProperties(const RegionTotals& totals, const PropertyOptio
     for (const auto& name : options.properties) {
         const PropertyDeclaration* d = findProperty(name);
         if (!d) throw Error("glccl::finalizeProperties(): unknown property '" + name + "'");
+        if ((dims == 2 && !d->in2d) || (dims == 3 && !d->in3d))
+            throw Error("glccl::finalizeProperties(): property '" + name + "' is defined for 2-D images only");
+        checkTermsFor(name, *d, totals);
         if ((name == "moments_hu" || name == "moments_weighted_hu") && !unit)
             throw Error("glccl::finalizeProperties(): '" + name + "' is defined for a spacing of 1 only");
         if ((name == "perimeter" || name == "perimeter_crofton") && !isotropic)

@@ -56,6 +56,7 @@ struct Session::Impl : Place {
     // The last label() was binary in 8-connectivity, of an image: its
     // labels are LabelSamples::foregroundConnected.
     bool lastForegroundConnected = false;
+    Shape lastShape;                     // the last label()'s image
     std::function<bool(const TiledProgress&)> tiledProgress;
 
     explicit Impl(Options chosen) : options(std::move(chosen)) {
@@ -119,6 +120,7 @@ struct Session::Impl : Place {
     void checkImage(const ImageView& image, const LabelOptions& options) const {
         if (image.width < 1 || image.height < 1 || image.depth < 1 || image.pixels == nullptr)
             throw Error(kWhere + "the image is empty");
+        if (!options.measure.properties.empty()) throw Error(kWhere + kMeasuredByLabelerAlone);
         if (const std::string misfit = whyNeighboursDoNotFit(options, image.shape()); !misfit.empty())
             throw Error(kWhere + misfit);
         if (image.channels != 1 && image.channels != 4)
@@ -204,6 +206,7 @@ void Session::label(const ImageView& image, const Route& route, const LabelOptio
     if (options.progress) options.progress->endStage();
     impl_->last = route.backend;
     impl_->lastInPieces = route.pieces;
+    impl_->lastShape = image.shape();
     impl_->lastForegroundConnected = options.criterion.kind == Criterion::Kind::Binary &&
                                      options.connectivity == Connectivity::Eight && !options.neighbourhood &&
                                      image.shape().dimensions == 2;
@@ -211,6 +214,12 @@ void Session::label(const ImageView& image, const Route& route, const LabelOptio
 
 RegionTotals Session::measureTerms(const TermRequest& request, const IntensitySamples* intensity, const LabelSamples& given,
                                    const std::vector<Component>& table, int threads) {
+    // The GPU engines measure the labels they hold and upload the intensity
+    // at the labels' shape: what does not match is refused, not read past.
+    const std::string where = "glccl::Session::measureTerms(): ";
+    if (impl_->last != Backend::Auto && !(given.shape == impl_->lastShape))
+        throw Error(where + "the labels' shape differs from the last label()'s");
+    if (intensity && !(intensity->shape == given.shape)) throw Error(where + "the intensity image's shape differs from the labels'");
     LabelSamples labels = given;
     labels.foregroundConnected = labels.foregroundConnected || impl_->lastForegroundConnected;
     if (impl_->last == Backend::Auto || impl_->lastInPieces)

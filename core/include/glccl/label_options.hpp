@@ -14,9 +14,6 @@
 
 namespace glccl {
 
-// The most threads a call may ask the cpu engine for (LabelOptions::threads).
-constexpr int kMostThreads = 1024;
-
 struct LabelOptions {
     Connectivity connectivity = Connectivity::Eight;
     // Where set, the neighbours that join in place of `connectivity`'s: any
@@ -60,6 +57,12 @@ struct LabelOptions {
     // property of `measure` needs it.
     unsigned intensity = 0;
 };
+
+// Why a call other than Labeler::label(texture, options) (the route
+// overload, OffscreenLabeler, the Session, tiles) refuses a non-empty
+// LabelOptions::measure: said, not skipped, since a caller who set it would
+// otherwise get no table and no word why.
+extern const char* const kMeasuredByLabelerAlone;
 
 // Options whose neighbours are `neighbourhood`: `connectivity` where the
 // block is a named one, else `neighbourhood` set (and `connectivity` the full

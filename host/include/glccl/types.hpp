@@ -9,6 +9,10 @@
 
 namespace glccl {
 
+// The most threads a call may ask the cpu engine and the measuring for
+// (LabelOptions::threads, MeasureOptions::threads: 0 for every core).
+constexpr int kMostThreads = 1024;
+
 // Which neighbours of an element join it, named by how many there are: 4
 // (edges) and 8 (edges and corners) in 2-D; 6 (faces), 18 (faces and edges)
 // and 26 (faces, edges and corners) in 3-D. Engines say which they take.
