@@ -510,6 +510,16 @@ def main():
             reference(volume, properties=["label", "area", "bbox"]))
     run = check.run("measure", "volume_fortran.npy", "--memory-limit", "1K")
     one_line_error(check, "measure past --memory-limit", run, ["--memory-limit", "volume_fortran.npy"])
+    # Read whole, a Fortran-ordered .npy is reordered into a copy: the two
+    # count, so a limit between one and two of its size refuses it.
+    fortran_bytes = np.load("volume_fortran.npy", mmap_mode="r").nbytes
+    run = check.run("measure", "volume_fortran.npy", "--memory-limit", str(fortran_bytes * 3 // 2))
+    one_line_error(check, "measure a Fortran .npy whose reordered copy passes --memory-limit", run,
+                   ["--memory-limit", str(2 * fortran_bytes) + " bytes"])
+    run = check.run("measure", "volume_fortran.npy", "--memory-limit", str(2 * fortran_bytes), "--properties",
+                    "label,area,bbox")
+    compare(check, "measure a Fortran .npy within --memory-limit", run.stdout,
+            reference(volume_for_fortran, properties=["label", "area", "bbox"]))
     # A file that is no label image fails (exit 1) in one line too.
     np.save("negative.npy", np.where(plane > 0, plane - 20, 0).astype(np.int32))
     run = check.run("measure", "negative.npy")

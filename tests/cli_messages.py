@@ -14,7 +14,9 @@
   failures, as the same paths named one by one are;
 - counts read "1 input", and glccl-mpi names the device it ran on;
 - a list option with an item left out (`area,,centroid`) is refused, and an
-  .npy header's fortran_order that is neither True nor False is named.
+  .npy header's fortran_order that is neither True nor False is named;
+- what goes to a standard output that cannot take it (/dev/full) fails with
+  exit 1 and says so.
 
 The cpu backend only: no GL context is needed."""
 
@@ -135,6 +137,22 @@ def main():
         f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes(6))
     says("fortran_order a string", ["label", "fortran.npy", "--backend", "cpu"], 1,
          r"fortran_order is 'True', not True or False")
+
+    # A table printed on standard output that could not all be written
+    # (a full disk, a file past ulimit -f) fails, as a --stats file does.
+    if os.path.exists("/dev/full"):
+        def into_full(args):
+            with open("/dev/full", "w") as full:
+                return subprocess.run([check.glccl, *args], stdout=full, stderr=subprocess.PIPE, text=True)
+        for args in (["measure", "v.npy", "--properties", "label,area,centroid"], ["label", "a.png", "--backend", "cpu"],
+                     ["--help"]):
+            run = into_full(args)
+            run.stdout = ""
+            check.report("standard output full: " + " ".join(args),
+                         run.returncode == 1 and "cannot write to standard output" in run.stderr,
+                         f"(exit {run.returncode}: {run.stderr.strip()!r})")
+    else:
+        print("skipped: standard output full (no /dev/full here)")
 
     # Without a GL context: the reasons given are in the same words.
     no_gl = dict(os.environ, __EGL_VENDOR_LIBRARY_FILENAMES=os.path.abspath("no_such_vendor.json"))

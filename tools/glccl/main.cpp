@@ -980,7 +980,16 @@ int main(int argc, char** argv) {
         // half-committed outputs; a file past ulimit -f is a write error.
         glccl::installOutputSignalHandlers();
         installCommitPauseForTests();
-        return dispatch(argc, argv);
+        const int status = dispatch(argc, argv);
+        // What went to standard output (a table, help, a summary) must have
+        // got there: a full disk or a file past ulimit -f is a failure, not
+        // a success with half a table.
+        std::cout.flush();
+        if (!std::cout) {
+            reportError("cannot write to standard output: what glccl printed there is incomplete");
+            return 1;
+        }
+        return status;
     } catch (const UsageError& error) {
         reportError(error.what());
         return 2;

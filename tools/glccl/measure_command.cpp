@@ -41,7 +41,7 @@
 namespace glccl::tools {
 
 const char kMeasureHelp[] =
-    "usage: glccl measure LABELS --properties LIST [--intensity IMAGE] [--spacing LIST]\n"
+    "usage: glccl measure LABELS [--properties LIST] [--intensity IMAGE] [--spacing LIST]\n"
     "                     [--stats OUT.csv] [options]\n"
     "\n"
     "Measures the regions of a label image made elsewhere (a segmentation, a hand\n"
@@ -264,13 +264,6 @@ struct LabelFile {
     }
 };
 
-std::uint64_t labelFileBytes(const std::string& path) {
-    if (isNpyFile(path)) {
-        const NpyArray array = peekNpy(path);
-        return mappable(array) ? 0 : array.bytes();
-    }
-    return decodedImageBytes(path);
-}
 
 LabelFile readLabelFile(const std::string& path) {
     LabelFile labels;
@@ -387,6 +380,14 @@ MeasureCommand parseMeasureCommand(const std::vector<std::string>& args) {
 
 }  // namespace
 
+std::uint64_t bytesReadWhole(const std::string& path) {
+    if (isNpyFile(path)) {
+        const NpyArray array = peekNpy(path);
+        return mappable(array) ? 0 : 2 * array.bytes();
+    }
+    return decodedImageBytes(path);
+}
+
 // ---------------------------------------------------------------- shared
 
 std::vector<std::string> MeasureRequest::asArguments() const {
@@ -478,14 +479,6 @@ IntensitySamples IntensityImage::view() const {
     view.bytes = bytes;
     view.kind = kind;
     return view;
-}
-
-std::uint64_t intensityBytes(const std::string& path) {
-    if (isNpyFile(path)) {
-        const NpyArray array = peekNpy(path);
-        return mappable(array) ? 0 : array.bytes();
-    }
-    return decodedImageBytes(path);
 }
 
 IntensityImage readIntensity(const std::string& path, const Shape& labels) {
@@ -780,8 +773,8 @@ int runMeasure(const std::vector<std::string>& args) {
     // mapped) are refused before either is read where they would take more
     // than the limit.
     const std::uint64_t limit = command.memoryLimit != 0 ? command.memoryLimit : defaultMemoryLimit();
-    const std::uint64_t labelBytes = labelFileBytes(command.labels);
-    const std::uint64_t imageBytes = intensityPath.empty() ? 0 : intensityBytes(intensityPath);
+    const std::uint64_t labelBytes = bytesReadWhole(command.labels);
+    const std::uint64_t imageBytes = intensityPath.empty() ? 0 : bytesReadWhole(intensityPath);
     if (limit != 0 && labelBytes + imageBytes > limit)
         throw UsageError("'" + command.labels + "'" + (intensityPath.empty() ? " takes " : " and '" + intensityPath + "' take ") +
                          exactSize(labelBytes + imageBytes) + " read whole, more than the memory limit " +

@@ -62,9 +62,11 @@ struct IntensityImage {
     IntensitySamples view() const;
 };
 
-// The bytes an intensity file's samples take once read (from its header
-// only; 0 where it cannot tell: the reader says why).
-std::uint64_t intensityBytes(const std::string& path);
+// The memory an input (labels or intensity) takes read whole, from its
+// header only: 0 for an .npy that is mapped, twice the samples for one that
+// is reordered after it is read (Fortran order, big-endian); 0 where it
+// cannot tell (the reader says why).
+std::uint64_t bytesReadWhole(const std::string& path);
 
 // Reads `path` as the intensity of labels of `labels`: a .npy of any
 // numeric dtype (shape the labels', or the labels' and a last axis of

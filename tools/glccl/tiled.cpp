@@ -352,7 +352,7 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
     if (!measure.intensity.empty()) {
         checkInputFile(measure.intensity);
         const std::uint64_t limit = options.memoryLimit != 0 ? options.memoryLimit : plannedPhysicalMemory() / 2;
-        const std::uint64_t bytes = intensityBytes(measure.intensity);
+        const std::uint64_t bytes = bytesReadWhole(measure.intensity);
         if (limit != 0 && bytes > limit)
             throw UsageError("--intensity '" + measure.intensity + "' takes " + exactSize(bytes) +
                              " read whole, more than the memory limit " + exactSize(limit) +
