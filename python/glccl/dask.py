@@ -519,8 +519,11 @@ def label_zarr(source, target, connectivity=None, criterion="binary", backend="a
         the source's and its dtype an integer one, and a count it cannot
         hold is an OverflowError that leaves it as it was.
     overwrite : bool (keyword only)
-        An existing array or group at the target is refused unless True;
-        a folder of other files, or a file, is refused always.
+        An existing array or group at the target is refused unless True
+        (a zarr.Array target only where a chunk of data is written in it);
+        a folder of other files, or a file, is refused always. Under a
+        default dask.distributed Client a store in memory is refused (its
+        workers would write into copies of it); a folder is written.
     connectivity, criterion, backend, dtype, threads, keep_labels
         As glccl.dask.label.
 
@@ -563,7 +566,15 @@ def label_zarr(source, target, connectivity=None, criterion="binary", backend="a
                       bool(keep_labels))
     try:
         partial = place.start(labels)
-        _, count = dask.compute(labels.to_zarr(partial, compute=False), n)
+        if place.folder is not None:
+            # A folder every worker on this machine reaches: stored directly.
+            # to_zarr() refuses any store under a default dask.distributed
+            # client, since a store in memory would be written in the
+            # workers' copies; it keeps that refusal for the other stores.
+            write = labels.rechunk(partial.chunks).store(partial, lock=False, compute=False)
+        else:
+            write = labels.to_zarr(partial, compute=False)
+        _, count = dask.compute(write, n)
         place.finish()
     except BaseException:
         place.abandon()
@@ -770,7 +781,11 @@ class _Target:
                              f"its labels would overwrite the array being read: write them to another place")
 
     def occupied(self):
-        """Whether anything is at the target."""
+        """Whether anything is at the target: for a zarr.Array handed as
+        the target, which is where the labels are asked to go, a chunk of
+        data written in it."""
+        if self.template is not None:
+            return self.template.nchunks_initialized > 0
         if self.folder is not None:
             return os.path.isdir(self.folder) and bool(os.listdir(self.folder))
         return bool(self._keys_at(_inner_store(self.store), self.path))

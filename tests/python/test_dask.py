@@ -710,6 +710,38 @@ def test_label_zarr_on_a_cluster(tmp_path, cluster):
     np.testing.assert_array_equal(zarr.open(target, mode="r")[:], scipy_labels(volume, 26)[0])
 
 
+def test_label_zarr_into_a_new_empty_array_needs_no_overwrite(tmp_path):
+    """A zarr.Array made to take the labels, no chunk written yet, is
+    written without overwrite=True; one holding data still needs it."""
+    zarr = zarr_module()
+    volume = stored_volume(zarr, tmp_path / "volume.zarr")
+    expected, count = scipy_labels(volume, 6)
+    target = zarr.open_array(str(tmp_path / "labels.zarr"), mode="w", shape=volume.shape, chunks=(3, 4, 5), dtype="u2")
+    target.attrs["kept"] = 1
+    with dask.config.set(scheduler="threads"):
+        assert glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), target, 6) == count
+        written = zarr.open_array(str(tmp_path / "labels.zarr"), mode="r")
+        np.testing.assert_array_equal(written[:], expected)
+        assert written.dtype == np.uint16 and written.chunks == (3, 4, 5) and written.attrs["kept"] == 1
+        with pytest.raises(ValueError, match="overwrite=True"):
+            glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), zarr.open_array(str(tmp_path / "labels.zarr"),
+                                                                                 mode="r+"), 6)
+
+
+def test_label_zarr_under_a_default_client(tmp_path, cluster):
+    """With a dask.distributed Client as the default (as `with Client(...):`
+    makes it), a folder target is written by the worker processes."""
+    zarr = zarr_module()
+    volume = stored_volume(zarr, tmp_path / "volume.zarr")
+    expected, count = scipy_labels(volume, 6)
+    target = str(tmp_path / "labels.zarr")
+    distributed = pytest.importorskip("distributed")
+    with distributed.Client(cluster.cluster):  # set as the default, as the docs' example does
+        assert glccl.dask.label_zarr(str(tmp_path / "volume.zarr"), target, 6) == count
+    np.testing.assert_array_equal(zarr.open(target, mode="r")[:], expected)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["labels.zarr", "volume.zarr"]
+
+
 @pytest.mark.parametrize("image, chunks, options, place", [
     (np.array([[0, 1, 0, 0], [1, 1, 0, -1], [0, 0, 0, 0]], np.int16), (2, 2), {}, "[1, 3]"),
     (np.array([[0, 1, 0], [1, 1, 0], [0, 0, np.nan]], np.float32), 1, {}, "[2, 2]"),
