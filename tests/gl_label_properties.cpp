@@ -219,7 +219,7 @@ TEST_CASE("label properties: what is refused, before anything is labeled", "[gl]
     // Through a route (OffscreenLabeler, the Session, tiles) the properties
     // are refused, not skipped.
     CHECK_THROWS_WITH(glccl::test::session().label(image, options),
-                      Catch::Contains("LabelOptions::measure is measured by label(texture, options) alone"));
+                      Catch::Contains("LabelOptions::measure is measured by Labeler::label(texture, options) alone"));
     // An intensity no property reads is not looked at.
     options.intensity = floats.id();
     labeler.label(texture.id(), options);

@@ -52,11 +52,13 @@ struct Session::Impl : Place {
     std::array<std::unique_ptr<Engine>, kBackendCount> engines;
     std::map<int, std::unique_ptr<Engine>> deviceEngines;
     Backend last = Backend::Auto;
-    bool lastInPieces = false;  // the last label() went in pieces: no engine holds its labels
+    // The engine of `last` holds the last labeling's labels (of lastShape):
+    // not one in pieces, nor one of a device engine.
+    bool lastHeld = false;
     // The last label() was binary in 8-connectivity, of an image: its
     // labels are LabelSamples::foregroundConnected.
     bool lastForegroundConnected = false;
-    Shape lastShape;                     // the last label()'s image
+    Shape lastShape;
     std::function<bool(const TiledProgress&)> tiledProgress;
 
     explicit Impl(Options chosen) : options(std::move(chosen)) {
@@ -205,7 +207,7 @@ void Session::label(const ImageView& image, const Route& route, const LabelOptio
     }
     if (options.progress) options.progress->endStage();
     impl_->last = route.backend;
-    impl_->lastInPieces = route.pieces;
+    impl_->lastHeld = !route.pieces;
     impl_->lastShape = image.shape();
     impl_->lastForegroundConnected = options.criterion.kind == Criterion::Kind::Binary &&
                                      options.connectivity == Connectivity::Eight && !options.neighbourhood &&
@@ -217,13 +219,11 @@ RegionTotals Session::measureTerms(const TermRequest& request, const IntensitySa
     // The GPU engines measure the labels they hold and upload the intensity
     // at the labels' shape: what does not match is refused, not read past.
     const std::string where = "glccl::Session::measureTerms(): ";
-    if (impl_->last != Backend::Auto && !(given.shape == impl_->lastShape))
-        throw Error(where + "the labels' shape differs from the last label()'s");
     if (intensity && !(intensity->shape == given.shape)) throw Error(where + "the intensity image's shape differs from the labels'");
     LabelSamples labels = given;
     labels.foregroundConnected = labels.foregroundConnected || impl_->lastForegroundConnected;
-    if (impl_->last == Backend::Auto || impl_->lastInPieces)
-        return measureComponentTerms(labels, table, intensity, request, threads);
+    if (!impl_->lastHeld) return measureComponentTerms(labels, table, intensity, request, threads);
+    if (!(given.shape == impl_->lastShape)) throw Error(where + "the labels' shape differs from the last label()'s");
     return impl_->engine(impl_->last).measureTerms(request, intensity, labels, table, threads);
 }
 
@@ -271,6 +271,7 @@ TiledResult Session::labelTiled(const ImageSource& source, const Route& route, c
     if (!why.empty()) throw Error(kTiledWhere + why);
     TiledResult result = labelInPieces(source, route, options, sink);
     impl_->last = route.backend;
+    impl_->lastHeld = false;
     impl_->lastForegroundConnected = false;
     return result;
 }
@@ -293,6 +294,7 @@ Engine& Session::deviceEngine(const Route& route, int cudaDevice) {
         slot = makeEngine(route.backend, place);
     }
     impl_->last = route.backend;
+    impl_->lastHeld = false;
     impl_->lastForegroundConnected = false;
     return *slot;
 }

@@ -118,8 +118,11 @@ public:
     // labels and table the last label() gave (`labels` 1..n in host memory,
     // `table` its table): gathered by the engine that labeled them, on the
     // GPU where it can (Engine::measureTerms), else on the host; the same
-    // totals either way. A labeling in pieces is measured on the host.
-    // finalizeProperties() turns the totals into columns.
+    // totals either way. A labeling in pieces, or of device memory, is
+    // measured on the host. An intensity of another shape than `labels`, or
+    // labels of another shape than the last label()'s where its engine
+    // measures them, is refused. finalizeProperties() turns the totals into
+    // columns.
     RegionTotals measureTerms(const TermRequest& request, const IntensitySamples* intensity, const LabelSamples& labels,
                               const std::vector<Component>& table, int threads = 0);
 
