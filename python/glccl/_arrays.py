@@ -10,8 +10,10 @@ _UINT32_MAX = int(np.iinfo(np.uint32).max)
 def hops_to_connectivity(hops, ndim):
     """scikit-image's and scipy's connectivity (neighbours at most `hops`
     orthogonal steps away) as glccl's for an array of `ndim` (0 to 3)
-    dimensions; an array of 0 or 1 dimensions is labeled as one row."""
-    hops = min(hops, max(ndim, 1))
+    dimensions; an array of 0 or 1 dimensions is labeled as one row. A
+    fractional count (scikit-image takes 1.5) is its whole part: a
+    neighbour joins whose steps are at most it."""
+    hops = min(int(np.floor(hops)), max(ndim, 1))
     if ndim <= 2:
         return 4 if hops == 1 else 8
     return {1: 6, 2: 18, 3: 26}[hops]

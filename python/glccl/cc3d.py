@@ -226,7 +226,8 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
     delta connect, 0 is background).
 
     data: a 1-D, 2-D or 3-D numpy (or PyTorch) array.
-    max_labels: ignored, as in cc3d.
+    max_labels: as cc3d's, a bound on the components (<= 0: none) that
+      the dtype is chosen and out_dtype checked by.
     connectivity: 4 or 8 for 2-D images (6 is 4 there, 18 and 26 are 8); 6,
       18 or 26 for volumes.
     return_N: also return the number of components.
@@ -287,6 +288,11 @@ def connected_components(data, max_labels=-1, connectivity=26, return_N=False, d
     binary_image = bool(binary_image) or dtype == bool
     epl = voxels if binary_image else _estimated_labels(data)
     estimate = min(epl, voxels)
+    if max_labels > 0:
+        # cc3d's bound from the caller: the dtype it picks and the check of
+        # out_dtype take it (the labels come wider below where more are
+        # found, or an out_dtype that cannot hold them is refused).
+        estimate = min(estimate, int(max_labels))
     # cc3d takes a delta of the dtype's largest value for a binary image, in
     # its estimate too. For labeling, a signed image is binary only past
     # every difference of its values (below).

@@ -29,10 +29,31 @@ import numpy as np
 
 from . import _glccl, _measure
 from ._arrays import label_nd
-from ._helpers import find_objects
+from . import _helpers
+from ._helpers import find_objects as _find_objects
 
 __all__ = ["label", "find_objects", "sum_labels", "sum", "mean", "variance", "standard_deviation", "minimum",
            "maximum", "minimum_position", "maximum_position", "extrema", "center_of_mass"]
+
+
+def find_objects(input, max_label=0):
+    """Each label's bounding box as a tuple of slices, as
+    scipy.ndimage.find_objects (glccl.find_objects, which takes labels of an
+    integer dtype, 0 and more, with scipy's rules besides those): bool
+    labels are 0 and 1, negative ones background."""
+    if _helpers._on_device(input):
+        return _find_objects(input, max_label)
+    input = np.asarray(input)
+    if input.dtype == bool:
+        input = input.view(np.uint8)
+    try:
+        return _find_objects(input, max_label)
+    except ValueError:
+        # Refused by the pass over the labels for a negative one (labels
+        # without any cost no pass more).
+        if input.dtype.kind != "i" or not input.size or input.min() >= 0:
+            raise
+        return _find_objects(np.where(input < 0, 0, input), max_label)
 
 
 def _labelable(input):
@@ -107,7 +128,20 @@ def label(input, structure=None, output=None):
     if input.dtype != bool:
         input = input != 0
     labels, count = label_nd(input, None, "binary", "glccl.ndimage.label()", structure=structure)
-    if output.dtype.kind in "iu" and count > np.iinfo(output.dtype).max:
+    # The labels must fit the output's type: integers up to their largest,
+    # floats (complex ones by their parts) up to the last integer before a
+    # gap; scipy takes a bool output as a byte and writes its labels as
+    # True, refusing 255 features and more.
+    kind = output.dtype.kind
+    if kind in "iu":
+        fits = count <= np.iinfo(output.dtype).max
+    elif kind in "fc":
+        fits = count <= 2 ** (np.finfo(output.dtype).nmant + 1)
+    elif kind == "b":
+        fits = count < 255
+    else:
+        raise TypeError(f"glccl.ndimage.label(): output of dtype {output.dtype} holds no labels")
+    if not fits:
         raise RuntimeError("insufficient bit-depth in requested output type")
     output[...] = labels
     return count if caller_provided_output else (output, count)

@@ -89,6 +89,18 @@ def test_out_dtype_rule():
         cc3d.connected_components(np.eye(4), out_dtype=np.int32)
     with pytest.raises(ValueError, match=r"is too small"):
         cc3d.connected_components(row, connectivity=4, out_dtype=np.uint16)
+    # max_labels, where > 0, bounds the estimate (cc3d: min(max_labels,
+    # estimate, voxels)): 300 columns of alternating values, estimated at
+    # 90000 (uint32), are uint16 under max_labels=1000, and out_dtype uint16
+    # is taken there.
+    columns = (1 + np.arange(300) % 2).astype(np.uint8)[np.newaxis].repeat(300, 0)
+    want = np.tile(np.arange(1, 301), (300, 1))
+    assert cc3d.connected_components(columns, connectivity=4).dtype == np.uint32
+    for arguments in (dict(max_labels=1000), dict(max_labels=1000, out_dtype=np.uint16)):
+        labels = cc3d.connected_components(columns, connectivity=4, **arguments)
+        assert labels.dtype == np.uint16, arguments
+        np.testing.assert_array_equal(labels, want)
+    assert cc3d.connected_components(columns, connectivity=4, max_labels=0).dtype == np.uint32
 
 
 def test_arguments_and_errors():

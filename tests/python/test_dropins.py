@@ -199,7 +199,58 @@ def test_ndimage_label_errors_as_scipy():
         assert_same(glccl.ndimage.label(scalar), ndimage.label(scalar))
 
 
+def test_ndimage_label_refuses_a_float_or_bool_output_that_would_merge_labels():
+    """Labels an output type cannot hold are refused as scipy refuses them:
+    a bool output (scipy's a byte of True) of 255 features, a float16 one
+    past 2048 (float32 past 2^24 alike); where they fit, scipy's labels."""
+    for features in (2, 254, 255):
+        image = np.zeros(2 * features, bool)
+        image[::2] = True
+        if features < 255:
+            assert_same(glccl.ndimage.label(image, output=bool), ndimage.label(image, output=bool), str(features))
+            continue
+        with pytest.raises(RuntimeError) as want:
+            ndimage.label(image, output=bool)
+        with pytest.raises(RuntimeError) as got:
+            glccl.ndimage.label(image, output=bool)
+        assert str(got.value) == str(want.value)
+    many = np.zeros(4100, bool)
+    many[::2] = True  # 2050 features
+    with pytest.raises(RuntimeError, match="insufficient bit-depth"):
+        glccl.ndimage.label(many, output=np.float16)
+    with pytest.raises(RuntimeError, match="insufficient bit-depth"):
+        glccl.ndimage.label(many, output=np.zeros(many.shape, np.float16))
+    for dtype in (np.float32, np.float64):
+        assert_same(glccl.ndimage.label(many, output=dtype), ndimage.label(many, output=dtype), str(dtype))
+    fewer = many[:4096]  # 2048 features: every label a float16
+    labels, count = glccl.ndimage.label(fewer, output=np.float16)
+    np.testing.assert_array_equal(labels, ndimage.label(fewer)[0])
+    assert labels.dtype == np.float16 and count == 2048
+
+
+def test_skimage_label_takes_a_fractional_connectivity_as_skimage():
+    """scikit-image joins neighbours whose steps are at most the
+    connectivity: 1.5 is 1 step, 2.5 two."""
+    rng = np.random.default_rng(3)
+    for image in (np.array([[1, 0], [0, 1]]), rng.integers(0, 2, (9, 11)).astype(bool),
+                  rng.integers(0, 3, (5, 6, 7)), rng.integers(0, 2, (5, 6, 7)).astype(bool)):
+        for connectivity in (1.5, 2.5, 2.9):
+            if connectivity > image.ndim:
+                continue
+            assert_same(glccl.skimage.label(image, connectivity=connectivity),
+                        measure.label(image, connectivity=connectivity), f"{image.ndim}-D {connectivity}")
+
+
 # ---- helpers ---------------------------------------------------------------------------------
+
+def test_find_objects_takes_bool_and_negative_labels_as_scipy():
+    rng = np.random.default_rng(4)
+    for labels in (np.array([[True, False]]), rng.integers(0, 2, (9, 8)).astype(bool),
+                   rng.integers(-3, 5, (7, 9)).astype(np.int16), np.array([[-1, -2], [-3, 0]], np.int64),
+                   rng.integers(-3, 5, (4, 5, 6)).astype(np.int8).astype(">i2")):
+        assert glccl.ndimage.find_objects(labels) == ndimage.find_objects(labels), labels.dtype
+        assert glccl.ndimage.find_objects(labels, max_label=2) == ndimage.find_objects(labels, max_label=2)
+
 
 def test_find_objects_as_scipy():
     rng = np.random.default_rng(8)

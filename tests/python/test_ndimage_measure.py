@@ -165,10 +165,6 @@ def test_single_groups_and_absent_labels_behave_as_scipy():
             getattr(glccl.ndimage, name)(values, labels, 9)
 
 
-def test_find_objects_is_glccls():
-    assert glccl.ndimage.find_objects is glccl.find_objects
-
-
 @pytest.mark.parametrize("order", ["C", "F"])
 def test_cc3d_statistics_against_scipy(order):
     """glccl.cc3d.statistics (one measuring pass, label 0 included) against
