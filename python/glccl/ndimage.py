@@ -88,7 +88,10 @@ def label(input, structure=None, output=None):
     output : ndarray or dtype, optional
         An array of input's shape to fill (then only the count is returned),
         or the dtype of the labels (int32 by default, intp for 2**31 - 2
-        elements or more).
+        elements or more). Its labels are numbered in raster order of the
+        input whatever the array's memory order: scipy numbers a Fortran-
+        ordered or reversed output in the order it walks that memory (the
+        same features, other numbers).
 
     Returns
     -------
