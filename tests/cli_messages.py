@@ -16,7 +16,9 @@
 - a list option with an item left out (`area,,centroid`) is refused, and an
   .npy header's fortran_order that is neither True nor False is named;
 - what goes to a standard output that cannot take it (/dev/full) fails with
-  exit 1 and says so.
+  exit 1 and says so;
+- in tiles, --labels naming the --intensity file is refused, and a brick's
+  depth given for an image too.
 
 The cpu backend only: no GL context is needed."""
 
@@ -137,6 +139,20 @@ def main():
         f.write(b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header.encode() + bytes(6))
     says("fortran_order a string", ["label", "fortran.npy", "--backend", "cpu"], 1,
          r"fortran_order is 'True', not True or False")
+
+    # In tiles too, no output is an input: the intensity the properties
+    # read is not overwritten by --labels, even with --force.
+    check.run("generate", "noise50", "64x48", "intensity.npy")
+    with open("intensity.npy", "rb") as f:
+        intensity = f.read()
+    says("tiles: --labels is the --intensity", ["label", "a.png", "--backend", "cpu", "--tile", "16x16", "--labels",
+                                               "intensity.npy", "--stats", "p.csv", "--properties", "label,intensity_mean",
+                                               "--intensity", "intensity.npy", "--force"], 2,
+         r"^glccl: --labels 'intensity\.npy' is the input 'intensity\.npy'")
+    with open("intensity.npy", "rb") as f:
+        check.report("tiles: the intensity kept", f.read() == intensity, "(intensity.npy changed)")
+    says("tiles: a brick's depth for an image", ["label", "a.png", "--backend", "cpu", "--tile", "16x16x4", "--labels",
+                                                "bricks.npy"], 2, r"--tile: a WxHxD brick is for a volume; this is a 2-D image")
 
     # A table printed on standard output that could not all be written
     # (a full disk, a file past ulimit -f) fails, as a --stats file does.

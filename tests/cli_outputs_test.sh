@@ -475,10 +475,20 @@ EOF
         expect 0 "wrote q2.npy" run_mpi label in.npy --backend cpu --labels q2.npy --force &&
             "$glccl" label in.npy --backend cpu --labels r.npy --force >/dev/null && cmp -s q2.npy r.npy &&
             pass "glccl-mpi still writes its labels"
+        # A file past ulimit -f (a full disk to the writer): every rank's
+        # short write is an error, exit 1, the earlier files kept. The limit
+        # leaves room for Open MPI's own shared-memory files (4 MiB), not
+        # for the labels (16 MB).
+        echo keep > s.csv
+        echo keep > l.npy
+        expect 1 "cannot write 'l.npy' .*no space left on its device, or past a file size limit" \
+            bash -c "ulimit -f 8192; exec timeout 120 mpirun -n 2 --oversubscribe \"\$0\" label in.npy --backend cpu \
+            --labels l.npy --stats s.csv --force" "$mpi" &&
+            same s.csv keep && same l.npy keep && no_temporaries &&
+            pass "glccl-mpi past ulimit -f: a write error, every file kept, no temporary"
         # SIGTERM to mpirun before the commit: the earlier files as they
         # were, no temporary behind (rank 0 holds them until both are
-        # complete). A full disk is left to the glccl cases: ulimit -f would
-        # limit Open MPI's own shared-memory files too.
+        # complete).
         echo keep > s.csv
         echo keep > l.npy
         clear_run_output

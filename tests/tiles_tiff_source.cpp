@@ -208,6 +208,36 @@ TEST_CASE("truncated and hostile TIFFs are refused with the reason", "[tiles]") 
         REQUIRE_THROWS_WITH(labelTiled(source, glccl::test::cpuTiles(Connectivity::Eight, Criterion::segments(), 8, 8), sink),
                             Contains("cannot decode the strip at (0, 10)"));
     }
+    SECTION("an uncompressed strip whose byte count is short is refused, as readImage refuses it") {
+        // libtiff reads an uncompressed strip whole from its offset whatever
+        // its count says; strip 2's count cut to 100 bytes of its 200, and
+        // to 0.
+        TiffSpec plain = spec;
+        plain.compression = COMPRESSION_NONE;
+        iotest::writeTiffWithLibtiff(dir.file("plain.tif"), plain, samplesFor(plain, 7));
+        for (const std::uint32_t count : {100u, 0u}) {
+            Bytes cut = iotest::readBytes(dir.file("plain.tif"));
+            const std::uint32_t ifd = cut[4] | cut[5] << 8 | cut[6] << 16 | std::uint32_t(cut[7]) << 24;
+            const int entries = cut[ifd] | cut[ifd + 1] << 8;
+            for (int e = 0; e < entries; ++e) {
+                std::uint8_t* entry = &cut[ifd + 2 + 12 * std::size_t(e)];
+                if ((entry[0] | entry[1] << 8) != 279) continue;  // StripByteCounts: 6 counts, stored apart
+                const std::uint32_t at = entry[8] | entry[9] << 8 | entry[10] << 16 | std::uint32_t(entry[11]) << 24;
+                const std::size_t size = (entry[2] | entry[3] << 8) == 3 ? 2 : 4;
+                for (std::size_t b = 0; b < size; ++b) cut[at + 2 * size + b] = std::uint8_t(count >> (8 * b));
+            }
+            const std::string path = dir.file("short.tif");
+            iotest::writeBytes(path, cut);
+            INFO("count " << count);
+            REQUIRE_THROWS_AS(readImage(path), Error);
+            const TiffImageSource source(path, ChannelMode::Gray);
+            Image out;
+            REQUIRE_NOTHROW(source.read(0, 0, 40, 10, out));
+            REQUIRE_THROWS_WITH(source.read(0, 10, 40, 5, out),
+                                StartsWith(where + path + "': TIFF: the uncompressed strip at (0, 10) holds " +
+                                           std::to_string(count) + " bytes of its 200"));
+        }
+    }
     SECTION("strips too large to decode one at a time") {
         // One ZSTD strip claiming 65536x8192 pixels (512 MiB) in 8 KiB: within
         // the codec's ratio, but never decoded whole for a band.

@@ -57,10 +57,26 @@ void releaseTemporary(int slot) {
     if (slot >= 0) gTemporaries[slot].state.store(0);
 }
 
-// Async-signal-safe: unlink() only.
+// Async-signal-safe (stat() and unlink() only), the smallest file first: a
+// SIGKILL may follow the signal closely (mpirun sends one to every rank once
+// one has ended), and the unlink of a large file whose data is on the disk
+// takes milliseconds; an unlink under way completes, so the slow one comes
+// last.
 void removeRegisteredTemporaries() {
-    for (TemporarySlot& slot : gTemporaries)
-        if (slot.state.load() == 2) ::unlink(slot.path);
+    bool removed[kSlots] = {};
+    for (;;) {
+        int smallest = -1;
+        off_t least = 0;
+        for (int slot = 0; slot < kSlots; ++slot) {
+            if (removed[slot] || gTemporaries[slot].state.load() != 2) continue;
+            struct stat info {};
+            const off_t size = ::stat(gTemporaries[slot].path, &info) == 0 ? info.st_size : 0;
+            if (smallest < 0 || size < least) smallest = slot, least = size;
+        }
+        if (smallest < 0) return;
+        removed[smallest] = true;
+        ::unlink(gTemporaries[smallest].path);
+    }
 }
 
 // A commit and a signal handler exclude each other: idle (0), committing

@@ -570,10 +570,19 @@ void TiffStrileReader::read(std::uint32_t page, std::uint32_t x0, std::uint32_t 
     // holds only the rows left.
     const std::size_t expected = header.tiled ? std::size_t(header.strileWidth) * header.strileHeight * stride
                                               : std::size_t(rows) * header.width * stride;
+    // libtiff reads an uncompressed strip or tile whole from its offset,
+    // whatever its byte count says: one that says fewer bytes than it holds
+    // is refused here, as the whole image's reader refuses it.
+    const std::uint32_t strile = header.tiled ? TIFFComputeTile(t, x0, y0, 0, 0) : TIFFComputeStrip(t, y0, 0);
+    if (header.codec->id == COMPRESSION_NONE && TIFFGetStrileByteCount(t, strile) < expected)
+        throw impl.context.fail("TIFF: the uncompressed " + std::string(header.tiled ? "tile" : "strip") + " at (" +
+                                std::to_string(x0) + ", " + std::to_string(y0) + ")" + where + " holds " +
+                                std::to_string(TIFFGetStrileByteCount(t, strile)) + " bytes of its " +
+                                std::to_string(expected));
     impl.coded.resize(expected);
     const tmsize_t decoded =
-        header.tiled ? TIFFReadEncodedTile(t, TIFFComputeTile(t, x0, y0, 0, 0), impl.coded.data(), tmsize_t(expected))
-                     : TIFFReadEncodedStrip(t, TIFFComputeStrip(t, y0, 0), impl.coded.data(), tmsize_t(expected));
+        header.tiled ? TIFFReadEncodedTile(t, strile, impl.coded.data(), tmsize_t(expected))
+                     : TIFFReadEncodedStrip(t, strile, impl.coded.data(), tmsize_t(expected));
     if (decoded != tmsize_t(expected))
         throw impl.handle.fail("cannot decode the " + std::string(header.tiled ? "tile" : "strip") + " at (" +
                                std::to_string(x0) + ", " + std::to_string(y0) + ")" + where);

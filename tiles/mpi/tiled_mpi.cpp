@@ -302,13 +302,30 @@ private:
     std::unique_ptr<detail::OutputFile> file_;  // rank 0's
 };
 
+// A write that MPI reports done but that wrote fewer bytes (a full disk, a
+// file past ulimit -f) is an error too.
 void writeAt(MPI_File file, std::uint64_t offset, const char* data, std::uint64_t size, const std::string& path) {
     for (std::uint64_t at = 0; at < size; at += kChunk) {
         const int count = int(std::min<std::uint64_t>(kChunk, size - at));
-        if (MPI_File_write_at(file, MPI_Offset(offset + at), data + at, count, MPI_BYTE, MPI_STATUS_IGNORE) !=
-            MPI_SUCCESS)
-            throw Error(kWhere + "MPI_File_write_at failed on '" + path + "'");
+        MPI_Status status;
+        int written = 0;
+        if (MPI_File_write_at(file, MPI_Offset(offset + at), data + at, count, MPI_BYTE, &status) != MPI_SUCCESS ||
+            MPI_Get_count(&status, MPI_BYTE, &written) != MPI_SUCCESS || written != count)
+            throw Error(kWhere + "cannot write '" + path + "' (" + std::to_string(offset + at + std::uint64_t(written)) +
+                        " bytes in): no space left on its device, or past a file size limit");
     }
+}
+
+// Collective: every rank's writes on the disk (so that the file's rename
+// into its name finds nothing left to flush, and a run stopped then leaves
+// the earlier file or the new one whole), then the file closed; a failure
+// on any rank fails every rank.
+void closeShared(MPI_Comm comm, MPI_File& file, const std::string& path) {
+    const bool synced = MPI_File_sync(file) == MPI_SUCCESS;
+    const bool closed = MPI_File_close(&file) == MPI_SUCCESS;
+    together(comm, [&] {
+        if (!synced || !closed) throw Error(kWhere + "cannot write '" + path + "': the disk did not take it");
+    });
 }
 
 // This rank's rows into the shared .npy at their offsets; its table rows
@@ -580,7 +597,7 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
         sink.begin(plan.shape(), result.labelType, result.count);
         if (pool) pipeline.writeLabels(*pool, sink, result.labelType);
     });
-    if (file != MPI_FILE_NULL) MPI_File_close(&file);
+    if (file != MPI_FILE_NULL) closeShared(comm, file, labelsPath);
     if (!statsPath.empty()) {
         std::string& text = sink.text();
         if (rank == 0) text.insert(0, plan.isVolume() ? kVolumeStatsCsvHeader : kStatsCsvHeader);
@@ -590,7 +607,7 @@ MpiTiledResult labelTiledMpi(MPI_Comm comm, const ImageSource& source, const Til
         stats.create("");
         MPI_File table = openShared(comm, stats.temporary());
         together(comm, [&] { writeAt(table, offset, text.data(), text.size(), statsPath); });
-        MPI_File_close(&table);
+        closeShared(comm, table, statsPath);
     }
     MPI_Barrier(comm);
     together(comm, [&] {

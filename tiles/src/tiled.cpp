@@ -430,7 +430,7 @@ TilePlan planTiles(const ImageSource& source, const TiledOptions& options, const
 
 namespace {
 
-// Refuses a run whose labels (at least 4 bytes an element) would not fit
+// Refuses a run whose labels (labelBytes of an element) would not fit
 // the free space of their folder, before anything is labeled: a run that
 // would fill the disk stops at once, not after its first pass.
 void checkFreeSpace(const std::string& where, const std::string& labelsFile, std::uint64_t labelBytes) {
@@ -456,7 +456,8 @@ TiledResult labelInPieces(const ImageSource& source, const Route& route, const T
     result.backend = route.backend;
     result.workers = options.devices.empty() ? 1 : unsigned(options.devices.size());
 
-    checkFreeSpace(where, sink.labelsFile(), shapeOf(source).count() * 4);
+    // Auto's type is known only once the labels are counted: 4 bytes at least.
+    checkFreeSpace(where, sink.labelsFile(), shapeOf(source).count() * labelBytes(options.labelType));
     const BackendLimits limits = limitsOf(route);
     // The workers (and their GL contexts or GPU memory) serve both passes.
     // They are made first, and one labels a corner of the input, so that

@@ -317,7 +317,10 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
     std::vector<NamedOutput> outputs;
     if (!command.labels.empty()) outputs.push_back({"--labels", command.labels});
     if (!command.stats.empty()) outputs.push_back({"--stats", command.stats});
-    checkOutputs(outputs, {command.input}, command.force);
+    // Never an input: the image, nor the intensity the properties read.
+    std::vector<std::string> inputs = {command.input};
+    if (!command.measure.intensity.empty()) inputs.push_back(command.measure.intensity);
+    checkOutputs(outputs, inputs, command.force);
     // Both outputs are committed together after the last row, or neither.
     OutputTransaction transaction;
     const ChannelMode mode = command.options.label.criterion.kind == Criterion::Kind::Threshold ? ChannelMode::Natural
@@ -329,6 +332,9 @@ int runTiled(const TiledCommand& command, Session& session, const std::optional<
     // The default limit, half the memory, of the memory planned for.
     if (options.memoryLimit == 0 && std::getenv("GLCCL_TEST_PHYSICAL_MEMORY") != nullptr)
         options.memoryLimit = plannedPhysicalMemory() / 2;
+    // A brick's depth given for an image would be dropped without a word.
+    if (source->dimensions() == 2 && options.tileDepth > 1)
+        throw UsageError(command.input + ": --tile: a WxHxD brick is for a volume; this is a 2-D image: give WxH");
     const std::string raised = raiseTinyTiles(options.tileWidth, options.tileHeight, options.tileDepth, source->width(),
                                               source->height(), source->depth());
     if (!raised.empty()) std::cerr << "glccl: note: " << raised << '\n';
