@@ -226,9 +226,8 @@ bool cpuPredictedFaster(const InputDescription& input, int threads) {
 }
 
 Route chooseRoute(const InputDescription& input, const LabelOptions& options, Place& place) {
-    if (options.threads < 0 || options.threads > kMostThreads)
-        throw Error("LabelOptions::threads is 0 (every core this process may run on) or 1.." + std::to_string(kMostThreads) +
-                    ", not " + std::to_string(options.threads));
+    if (const std::string why = whyThreadsRefused(options.threads); !why.empty())
+        throw Error("LabelOptions::threads is " + why);
     auto routeOf = [&](EngineCapabilities engine) {
         Route route;
         route.backend = engine.backend;

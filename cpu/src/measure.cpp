@@ -297,9 +297,7 @@ private:
 };
 
 int teamSize(int threads, const Grid& g) {
-    if (threads < 0 || threads > kMostThreads)
-        throw Error(where() + "threads are 0 (every core this process may run on) or 1.." + std::to_string(kMostThreads) +
-                    ", not " + std::to_string(threads));
+    if (const std::string why = whyThreadsRefused(threads); !why.empty()) throw Error(where() + "threads are " + why);
     if (threads == 0) threads = cpu::defaultThreads();
     return int(std::max<std::size_t>(1, std::min<std::size_t>(std::size_t(threads), g.chunks)));
 }

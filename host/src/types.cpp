@@ -28,6 +28,12 @@ std::int64_t parseSampleValue(std::string_view digits) {
 
 }  // namespace
 
+std::string whyThreadsRefused(int threads) {
+    if (threads >= 0 && threads <= kMostThreads) return "";
+    return "0 (every core this process may run on) or 1.." + std::to_string(kMostThreads) + ", not " +
+           std::to_string(threads);
+}
+
 Criterion Criterion::parse(std::string_view text) {
     if (text == "binary") return binary();
     if (text == "segments") return segments();

@@ -12,6 +12,10 @@ namespace glccl {
 // The most threads a call may ask the cpu engine and the measuring for
 // (LabelOptions::threads, MeasureOptions::threads: 0 for every core).
 constexpr int kMostThreads = 1024;
+// "" where `threads` is such a count, else what it must be, to follow
+// "threads are " or "LabelOptions::threads is ": "0 (every core ...) or
+// 1..1024, not 5000".
+std::string whyThreadsRefused(int threads);
 
 // Which neighbours of an element join it, named by how many there are: 4
 // (edges) and 8 (edges and corners) in 2-D; 6 (faces), 18 (faces and edges)
